@@ -1,0 +1,32 @@
+# The two commands: `make run` and `make test`. Both set everything up first.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt | sha1sum | cut -c1-12)
+
+.PHONY: run test lint format bench venv clean
+
+$(STAMP): requirements.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python scripts/run_local.py
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

@@ -1,0 +1,1 @@
+"""Action Manager (planner, caller, tools, runtime, model backends) and Memory."""

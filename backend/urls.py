@@ -1,0 +1,16 @@
+"""Top-level URLs: UI pages, the admin, the REST API and its schema."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", include("health.api.urls")),
+    path("api/", include("agents.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include("frontend.urls")),
+]

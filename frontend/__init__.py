@@ -1,0 +1,1 @@
+"""Browser UI: pages, static assets and the websocket consumers that feed them."""

@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from frontend import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("healthz/", views.healthz, name="healthz"),
+]

@@ -1,0 +1,31 @@
+"""Page views: authorise and render; data comes from the domain models."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+from health.models import Alert, Appointment, Notification
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    context = {
+        "upcoming": Appointment.objects.filter(
+            user=user, state__in=["proposed", "confirmed"], slot__starts_at__gte=timezone.now()
+        ).select_related("specialist__specialization", "slot")[:5],
+        "open_alerts": Alert.objects.filter(user=user, state__in=Alert.ACTIVE_STATES)[:5],
+        "notifications": Notification.objects.filter(user=user)[:5],
+    }
+    return render(request, "frontend/home.html", context)
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Liveness for compose/orchestrators: the database answers."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"status": "ok"})

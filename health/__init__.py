@@ -1,0 +1,1 @@
+"""Health Manager: vitals and monitor, SOS, messaging, directory, prescriptions, reports."""

@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class HealthConfig(AppConfig):
+    name = "health"
+    verbose_name = "Health Manager"
+    default_auto_field = "django.db.models.BigAutoField"

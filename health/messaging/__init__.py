@@ -1,0 +1,1 @@
+"""Messages sent on the patient's behalf: the outbox and its delivery transports."""

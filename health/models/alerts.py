@@ -1,0 +1,117 @@
+"""Soft and hard SOS alerts, their timelines, ambulances and dispatches."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from health.validators import validate_e164, validate_latitude, validate_longitude
+
+
+class Ambulance(models.Model):
+    code = models.CharField("ambulance id", max_length=32, unique=True)
+    operator = models.CharField(max_length=120, blank=True)
+    phone = models.CharField(max_length=20, validators=[validate_e164])
+    latitude = models.FloatField(validators=[validate_latitude])
+    longitude = models.FloatField(validators=[validate_longitude])
+    available = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class Alert(models.Model):
+    class Kind(models.TextChoices):
+        SOFT = "soft", "Soft SOS"
+        HARD = "hard", "Hard SOS"
+
+    class State(models.TextChoices):
+        COUNTDOWN = "countdown", "Counting down"
+        OPEN = "open", "Open"
+        ACKNOWLEDGED = "acknowledged", "Acknowledged"
+        RESOLVED = "resolved", "Resolved"
+        CANCELLED = "cancelled", "Cancelled"
+
+    ACTIVE_STATES = (State.COUNTDOWN, State.OPEN, State.ACKNOWLEDGED)
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="alerts")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.OPEN)
+    condition = models.CharField(max_length=40, blank=True, help_text="For soft SOS: the abnormality, e.g. 'hypoxia'.")
+    summary = models.TextField(blank=True)
+    vitals_snapshot = models.JSONField(default=dict, blank=True)
+    latitude = models.FloatField(null=True, blank=True)
+    longitude = models.FloatField(null=True, blank=True)
+    countdown_ends_at = models.DateTimeField(null=True, blank=True)
+    escalated_from = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="escalated_to"
+    )
+    guard_acted = models.BooleanField(
+        default=False, help_text="The runtime's SOS guard completed steps the model did not."
+    )
+    conversation = models.ForeignKey(
+        "agents.Conversation", null=True, blank=True, on_delete=models.SET_NULL, related_name="alerts"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # One open soft SOS per condition, not one per abnormal reading.
+            models.UniqueConstraint(
+                fields=["user", "condition"],
+                condition=Q(kind="soft", state__in=["open", "acknowledged"]),
+                name="alert_one_active_soft_per_condition",
+            ),
+        ]
+        indexes = [models.Index(fields=["state", "-created_at"])]
+
+    def __str__(self) -> str:
+        label = f"{self.get_kind_display()}"
+        return f"{label}: {self.condition}" if self.condition else label
+
+    @property
+    def is_active(self) -> bool:
+        return self.state in self.ACTIVE_STATES
+
+
+class AlertEvent(models.Model):
+    """One line of an alert's timeline (created, located, ambulance assigned, ...)."""
+
+    alert = models.ForeignKey(Alert, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=40)
+    message = models.CharField(max_length=255)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+class Dispatch(models.Model):
+    alert = models.ForeignKey(Alert, on_delete=models.CASCADE, related_name="dispatches")
+    ambulance = models.ForeignKey(Ambulance, on_delete=models.PROTECT, related_name="dispatches")
+    distance_km = models.FloatField(null=True, blank=True)
+    dispatched_at = models.DateTimeField(auto_now_add=True)
+    released_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-dispatched_at"]
+        verbose_name_plural = "dispatches"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ambulance"], condition=Q(released_at__isnull=True), name="dispatch_one_active_per_ambulance"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ambulance} for alert {self.alert_id}"

@@ -1,0 +1,69 @@
+"""The outbox of messages sent on the patient's behalf, and in-app notifications."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class OutboundMessage(models.Model):
+    class Channel(models.TextChoices):
+        SMS = "sms", "SMS"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"
+        NOT_SENT = "not_sent", "Not sent"
+
+    class RecipientKind(models.TextChoices):
+        EMERGENCY_CONTACT = "emergency_contact", "Emergency contact"
+        AMBULANCE = "ambulance", "Ambulance"
+        PATIENT = "patient", "Patient"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="outbound_messages")
+    channel = models.CharField(max_length=8, choices=Channel.choices, default=Channel.SMS)
+    recipient = models.CharField(max_length=20, help_text="E.164 number.")
+    recipient_name = models.CharField(max_length=120, blank=True)
+    recipient_kind = models.CharField(max_length=24, choices=RecipientKind.choices)
+    body = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    status_detail = models.CharField(max_length=255, blank=True)
+    provider_message_id = models.CharField(max_length=64, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    idempotency_key = models.CharField(max_length=128, unique=True)
+    alert = models.ForeignKey("health.Alert", null=True, blank=True, on_delete=models.SET_NULL, related_name="messages")
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_channel_display()} to {self.recipient_name or self.recipient} ({self.status})"
+
+
+class Notification(models.Model):
+    class Level(models.TextChoices):
+        INFO = "info", "Info"
+        SUCCESS = "success", "Success"
+        WARNING = "warning", "Warning"
+        DANGER = "danger", "Danger"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    kind = models.CharField(max_length=40, help_text="e.g. alert, appointment, message_sent, reminder, report.")
+    level = models.CharField(max_length=8, choices=Level.choices, default=Level.INFO)
+    title = models.CharField(max_length=160)
+    body = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "read_at"])]
+
+    def __str__(self) -> str:
+        return self.title

@@ -1,0 +1,125 @@
+"""Prescriptions (uploaded photo + OCR), medications, reminders and dose events."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+
+
+def prescription_upload_path(instance: Prescription, filename: str) -> str:
+    # Random names: the original file name may carry the patient's name.
+    suffix = filename.rsplit(".", 1)[-1].lower() if "." in filename else "bin"
+    return f"prescriptions/{instance.user_id}/{uuid.uuid4().hex}.{suffix[:5]}"
+
+
+class Prescription(models.Model):
+    class ParseStatus(models.TextChoices):
+        PENDING = "pending", "Pending"
+        PROCESSING = "processing", "Processing"
+        PARSED = "parsed", "Parsed"
+        NEEDS_REVIEW = "needs_review", "Needs review"
+        FAILED = "failed", "Failed"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="prescriptions")
+    image = models.FileField(upload_to=prescription_upload_path, blank=True)
+    ocr_text = models.TextField(blank=True)
+    parse_status = models.CharField(max_length=16, choices=ParseStatus.choices, default=ParseStatus.PENDING)
+    parse_error = models.CharField(max_length=255, blank=True)
+    prescriber = models.CharField(max_length=120, blank=True)
+    issued_on = models.DateField(null=True, blank=True)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    parsed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-uploaded_at"]
+
+    def __str__(self) -> str:
+        return f"Prescription {self.pk} ({self.parse_status})"
+
+
+class Medication(models.Model):
+    class FoodTiming(models.TextChoices):
+        ANY = "any", "With or without food"
+        BEFORE = "before", "Before food"
+        WITH = "with", "With food"
+        AFTER = "after", "After food"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="medications")
+    prescription = models.ForeignKey(
+        Prescription, null=True, blank=True, on_delete=models.SET_NULL, related_name="medications"
+    )
+    name = models.CharField(max_length=120)
+    strength = models.CharField(max_length=40, blank=True, help_text="e.g. 500 mg")
+    dose = models.CharField(max_length=40, blank=True, help_text="e.g. 1 tablet")
+    times_per_day = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(12)]
+    )
+    clock_times = models.JSONField(default=list, blank=True, help_text='Local times, e.g. ["08:00", "20:00"].')
+    food_timing = models.CharField(max_length=8, choices=FoodTiming.choices, default=FoodTiming.ANY)
+    duration_days = models.PositiveSmallIntegerField(null=True, blank=True)
+    start_date = models.DateField()
+    end_date = models.DateField(null=True, blank=True)
+    instructions = models.CharField(max_length=255, blank=True)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(times_per_day__gte=1, times_per_day__lte=12), name="medication_times_per_day_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(end_date__isnull=True) | Q(end_date__gte=F("start_date")),
+                name="medication_end_after_start",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return " ".join(part for part in (self.name, self.strength) if part)
+
+
+class Reminder(models.Model):
+    medication = models.ForeignKey(Medication, on_delete=models.CASCADE, related_name="reminders")
+    time_of_day = models.TimeField(help_text="In the patient's time zone.")
+    enabled = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["time_of_day"]
+        constraints = [
+            models.UniqueConstraint(fields=["medication", "time_of_day"], name="reminder_unique_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.medication} at {self.time_of_day:%H:%M}"
+
+
+class DoseEvent(models.Model):
+    class State(models.TextChoices):
+        DUE = "due", "Due"
+        SENT = "sent", "Reminder sent"
+        TAKEN = "taken", "Taken"
+        SNOOZED = "snoozed", "Snoozed"
+        MISSED = "missed", "Missed"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="dose_events")
+    reminder = models.ForeignKey(Reminder, on_delete=models.CASCADE, related_name="dose_events")
+    due_at = models.DateTimeField()
+    state = models.CharField(max_length=8, choices=State.choices, default=State.DUE)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    acted_at = models.DateTimeField(null=True, blank=True)
+    snoozed_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-due_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["reminder", "due_at"], name="dose_unique_per_reminder_time"),
+        ]
+        indexes = [models.Index(fields=["state", "due_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.reminder.medication} due {self.due_at:%Y-%m-%d %H:%M} ({self.state})"
