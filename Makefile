@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | sha1sum | cut -c1-12)
 
-.PHONY: run test lint format bench venv clean
+.PHONY: run test lint format bench venv system clean
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,10 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/python scripts/run_local.py
 
-test: $(STAMP)
+system:
+	@bash scripts/setup_system.sh
+
+test: $(STAMP) system
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
