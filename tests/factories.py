@@ -16,10 +16,11 @@ class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
+        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
     email = factory.LazyAttribute(lambda o: f"{o.username}@example.org")
-    password = factory.PostGenerationMethodCall("set_password", "correct horse battery")
+    password = factory.django.Password("correct horse battery")
 
     @factory.post_generation
     def profile(obj, create, extracted, **kwargs):
