@@ -1,0 +1,93 @@
+"""/api/alerts/: the patient's soft and hard SOS alerts with their timelines.
+
+Raising and ending an SOS are the SOS flows' job; here the patient can read
+alerts, acknowledge a soft SOS and cancel one that has sent nothing out.
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from health.api.base import OwnedQuerysetMixin, domain_errors
+from health.api.services import acknowledge_alert, cancel_alert
+from health.models import Alert, AlertEvent
+
+CONFLICT = OpenApiResponse(description="The alert's kind or state does not allow this change.")
+
+
+class AlertEventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AlertEvent
+        fields = ["id", "kind", "message", "data", "created_at"]
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    events = AlertEventSerializer(many=True, read_only=True)
+    is_active = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Alert
+        fields = [
+            "id",
+            "kind",
+            "state",
+            "is_active",
+            "condition",
+            "summary",
+            "vitals_snapshot",
+            "latitude",
+            "longitude",
+            "countdown_ends_at",
+            "escalated_from",
+            "conversation",
+            "created_at",
+            "acknowledged_at",
+            "resolved_at",
+            "events",
+        ]
+        read_only_fields = fields
+
+
+class AlertFilter(serializers.Serializer):
+    state = serializers.ChoiceField(choices=Alert.State.choices, required=False)
+    kind = serializers.ChoiceField(choices=Alert.Kind.choices, required=False)
+
+
+@extend_schema_view(list=extend_schema(parameters=[AlertFilter]))
+class AlertViewSet(OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
+    """The patient's soft and hard SOS alerts, each with its timeline of events."""
+
+    queryset = Alert.objects.prefetch_related("events")
+    serializer_class = AlertSerializer
+
+    def get_queryset(self) -> QuerySet[Alert]:
+        queryset = super().get_queryset()
+        if self.action == "list":
+            params = AlertFilter(data=self.request.query_params)
+            params.is_valid(raise_exception=True)
+            queryset = queryset.filter(**params.validated_data)
+        return queryset
+
+    def _respond(self, alert: Alert) -> Response:
+        return Response(AlertSerializer(self.get_queryset().get(pk=alert.pk)).data)
+
+    @extend_schema(request=None, responses={200: AlertSerializer, 409: CONFLICT})
+    @action(detail=True, methods=["post"])
+    def acknowledge(self, request: Request, pk: str | None = None) -> Response:
+        """Open soft SOS -> acknowledged (the patient has seen it)."""
+        with domain_errors():
+            alert = acknowledge_alert(self.get_object())
+        return self._respond(alert)
+
+    @extend_schema(request=None, responses={200: AlertSerializer, 409: CONFLICT})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        """Active soft SOS, or hard SOS still counting down -> cancelled."""
+        with domain_errors():
+            alert = cancel_alert(self.get_object())
+        return self._respond(alert)

@@ -1,0 +1,113 @@
+"""What every per-user endpoint shares.
+
+- ``OwnedQuerysetMixin``: every query is filtered by ``request.user``, so another
+  user's row is indistinguishable from a missing one (404).
+- ``OwnedPrimaryKeyRelatedField``: a foreign key in a payload accepts only the
+  requesting user's own rows; another user's id gets the same "does not exist"
+  error as an id that was never used, so ids leak nothing.
+- ``Conflict`` and ``domain_errors``: a refused state change (slot taken,
+  transition not allowed) answers 409 with the model's own message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
+from rest_framework import exceptions, serializers, status
+
+from health.models import InvalidTransition, SlotUnavailable
+from health.validators import normalize_e164
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The request conflicts with the current state of this resource."
+    default_code = "conflict"
+
+
+class RefusedTransition(Exception):
+    """A state change this API refuses (e.g. acknowledging a cancelled alert)."""
+
+
+@contextmanager
+def domain_errors() -> Iterator[None]:
+    """Turn the domain's refusals into 409 answers that carry their message."""
+    try:
+        yield
+    except (SlotUnavailable, InvalidTransition, RefusedTransition) as exc:
+        raise Conflict(str(exc)) from exc
+
+
+class OwnedQuerysetMixin:
+    """For views over rows that belong to one user.
+
+    ``owner_field`` is the lookup from the model to its user; the queryset is
+    always narrowed to ``request.user``, and created rows are saved for them.
+    """
+
+    owner_field: str = "user"
+
+    def get_queryset(self) -> QuerySet:
+        queryset = super().get_queryset()  # type: ignore[misc]
+        if getattr(self, "swagger_fake_view", False):
+            # Schema generation runs without a user; it only needs the model.
+            return queryset.none()
+        return queryset.filter(**{self.owner_field: self.request.user})  # type: ignore[attr-defined]
+
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+        serializer.save(user=self.request.user)  # type: ignore[attr-defined]
+
+
+class OwnedPrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):
+    """A primary key that resolves only among the requesting user's rows."""
+
+    def __init__(self, *, owner_field: str = "user", **kwargs) -> None:
+        self.owner_field = owner_field
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: object) -> object:
+        # A batch names the same device in every item; resolve it once.
+        cache: dict[str, object] = self.__dict__.setdefault("_resolved", {})
+        key = str(data)
+        if key not in cache:
+            cache[key] = super().to_internal_value(data)
+        return cache[key]
+
+    def get_queryset(self) -> QuerySet:
+        queryset = super().get_queryset()
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return queryset.none()
+        return queryset.filter(**{self.owner_field: user})
+
+
+class E164PhoneField(serializers.CharField):
+    """A phone number accepted in any common spelling with its country code
+    (``+1 415-555-0123``) and returned in E.164 (``+14155550123``)."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("max_length", 32)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: object) -> str:
+        text = super().to_internal_value(data)
+        if text == "" and self.allow_blank:
+            return text
+        try:
+            return normalize_e164(text)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from exc
+
+
+class StringListField(serializers.ListField):
+    """A JSON list of short, non-blank strings (conditions, allergies, symptoms)."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("child", serializers.CharField(max_length=120, allow_blank=False))
+        kwargs.setdefault("max_length", 100)
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)

@@ -1,0 +1,151 @@
+"""/api/medications/, /api/reminders/ and /api/dose-events/: what the patient
+takes, when they are reminded, and what they did about each dose."""
+
+from __future__ import annotations
+
+import re
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin, domain_errors
+from health.api.services import mark_dose_taken, snooze_dose
+from health.models import DoseEvent, Medication, Prescription, Reminder
+
+CLOCK_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+CONFLICT = OpenApiResponse(description="The dose's state does not allow this change.")
+
+
+class MedicationSerializer(serializers.ModelSerializer):
+    prescription = OwnedPrimaryKeyRelatedField(queryset=Prescription.objects.all(), required=False, allow_null=True)
+    clock_times = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        max_length=12,
+        help_text='Local times as "HH:MM", one per daily dose; empty until known.',
+    )
+
+    class Meta:
+        model = Medication
+        fields = [
+            "id",
+            "prescription",
+            "name",
+            "strength",
+            "dose",
+            "times_per_day",
+            "clock_times",
+            "food_timing",
+            "duration_days",
+            "start_date",
+            "end_date",
+            "instructions",
+            "active",
+            "created_at",
+        ]
+        read_only_fields = ["created_at"]
+
+    def validate_clock_times(self, times: list[str]) -> list[str]:
+        bad = [time for time in times if not CLOCK_TIME.match(time)]
+        if bad:
+            raise serializers.ValidationError(f'Use 24-hour "HH:MM" times; not understood: {", ".join(bad)}.')
+        if len(set(times)) != len(times):
+            raise serializers.ValidationError("Each time may appear once.")
+        return sorted(times)
+
+    def validate(self, attrs: dict) -> dict:
+        # Judge the combination the row will have, also on a partial update.
+        def final(field: str):
+            return attrs.get(field, getattr(self.instance, field, None))
+
+        errors: dict[str, str] = {}
+        clock_times, times_per_day = final("clock_times") or [], final("times_per_day") or 1
+        if clock_times and len(clock_times) != times_per_day:
+            errors["clock_times"] = f"Give {times_per_day} time(s), one per daily dose, or none."
+        start, end = final("start_date"), final("end_date")
+        if start and end and end < start:
+            errors["end_date"] = "Must not be before start_date."
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class MedicationViewSet(OwnedQuerysetMixin, viewsets.ModelViewSet):
+    """The patient's medications, with daily dose times."""
+
+    queryset = Medication.objects.all()
+    serializer_class = MedicationSerializer
+
+
+class ReminderSerializer(serializers.ModelSerializer):
+    medication = OwnedPrimaryKeyRelatedField(queryset=Medication.objects.all())
+    medication_name = serializers.CharField(source="medication.name", read_only=True)
+
+    class Meta:
+        model = Reminder
+        fields = ["id", "medication", "medication_name", "time_of_day", "enabled"]
+
+
+class ReminderViewSet(OwnedQuerysetMixin, viewsets.ModelViewSet):
+    """Reminder times for the patient's medications."""
+
+    queryset = Reminder.objects.select_related("medication")
+    serializer_class = ReminderSerializer
+    owner_field = "medication__user"
+
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+        # The owner comes with the medication, which is already the user's own.
+        serializer.save()
+
+
+class DoseEventSerializer(serializers.ModelSerializer):
+    medication = serializers.IntegerField(source="reminder.medication_id", read_only=True)
+    medication_name = serializers.CharField(source="reminder.medication.name", read_only=True)
+
+    class Meta:
+        model = DoseEvent
+        fields = [
+            "id",
+            "reminder",
+            "medication",
+            "medication_name",
+            "due_at",
+            "state",
+            "sent_at",
+            "acted_at",
+            "snoozed_until",
+        ]
+        read_only_fields = fields
+
+
+class SnoozeSerializer(serializers.Serializer):
+    minutes = serializers.IntegerField(min_value=1, max_value=240, default=10)
+
+
+class DoseEventViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Each due dose and what happened to it (reminded, taken, snoozed, missed)."""
+
+    queryset = DoseEvent.objects.select_related("reminder__medication")
+    serializer_class = DoseEventSerializer
+
+    @extend_schema(request=None, responses={200: DoseEventSerializer, 409: CONFLICT})
+    @action(detail=True, methods=["post"])
+    def taken(self, request: Request, pk: str | None = None) -> Response:
+        """The patient took this dose."""
+        with domain_errors():
+            dose = mark_dose_taken(self.get_object())
+        return Response(DoseEventSerializer(dose).data)
+
+    @extend_schema(request=SnoozeSerializer, responses={200: DoseEventSerializer, 409: CONFLICT})
+    @action(detail=True, methods=["post"])
+    def snooze(self, request: Request, pk: str | None = None) -> Response:
+        """Remind the patient again in ``minutes`` (1-240, default 10)."""
+        dose = self.get_object()
+        params = SnoozeSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        with domain_errors():
+            dose = snooze_dose(dose, minutes=params.validated_data["minutes"])
+        return Response(DoseEventSerializer(dose).data)

@@ -1,0 +1,97 @@
+"""/api/outbox/ (messages sent on the patient's behalf, read-only) and
+/api/notifications/ (in-app notifications and their read state)."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from health.api.base import OwnedQuerysetMixin
+from health.api.services import mark_all_notifications_read, mark_notification_read
+from health.models import Notification, OutboundMessage
+
+
+class OutboundMessageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = OutboundMessage
+        # The idempotency key and provider id are plumbing, not the patient's business.
+        fields = [
+            "id",
+            "channel",
+            "recipient",
+            "recipient_name",
+            "recipient_kind",
+            "body",
+            "status",
+            "status_detail",
+            "attempts",
+            "alert",
+            "created_at",
+            "sent_at",
+        ]
+        read_only_fields = fields
+
+
+class OutboundMessageViewSet(OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
+    """Messages sent (or queued) on the patient's behalf, with delivery status."""
+
+    queryset = OutboundMessage.objects.all()
+    serializer_class = OutboundMessageSerializer
+
+
+class NotificationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Notification
+        fields = ["id", "kind", "level", "title", "body", "data", "created_at", "read_at"]
+        read_only_fields = fields
+
+
+class NotificationFilter(serializers.Serializer):
+    unread = serializers.BooleanField(required=False, default=False, help_text="Only notifications not read yet.")
+
+
+class UnreadCountSerializer(serializers.Serializer):
+    unread = serializers.IntegerField()
+
+
+class MarkedReadSerializer(serializers.Serializer):
+    marked = serializers.IntegerField(help_text="Notifications that were unread and are read now.")
+
+
+@extend_schema_view(list=extend_schema(parameters=[NotificationFilter]))
+class NotificationViewSet(OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
+    """The patient's in-app notifications; ``?unread=true`` lists unread ones only."""
+
+    queryset = Notification.objects.all()
+    serializer_class = NotificationSerializer
+
+    def get_queryset(self) -> QuerySet[Notification]:
+        queryset = super().get_queryset()
+        if self.action == "list":
+            params = NotificationFilter(data=self.request.query_params)
+            params.is_valid(raise_exception=True)
+            if params.validated_data["unread"]:
+                queryset = queryset.filter(read_at__isnull=True)
+        return queryset
+
+    @extend_schema(request=None, responses=NotificationSerializer)
+    @action(detail=True, methods=["post"], url_path="mark-read", url_name="mark-read")
+    def mark_read(self, request: Request, pk: str | None = None) -> Response:
+        """Mark this notification as read (again is harmless)."""
+        return Response(NotificationSerializer(mark_notification_read(self.get_object())).data)
+
+    @extend_schema(request=None, responses=MarkedReadSerializer)
+    @action(detail=False, methods=["post"], url_path="mark-all-read", url_name="mark-all-read")
+    def mark_all_read(self, request: Request) -> Response:
+        """Mark every unread notification as read; answers how many were."""
+        return Response({"marked": mark_all_notifications_read(self.get_queryset())})
+
+    @extend_schema(responses=UnreadCountSerializer)
+    @action(detail=False, methods=["get"], url_path="unread-count", url_name="unread-count")
+    def unread_count(self, request: Request) -> Response:
+        """How many notifications are unread (for the badge)."""
+        return Response({"unread": self.get_queryset().filter(read_at__isnull=True).count()})

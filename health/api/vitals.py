@@ -1,0 +1,151 @@
+"""/api/vitals/: readings from paired devices.
+
+POST takes one reading or a JSON list of up to ``MAX_BATCH`` readings, from
+the patient's session (naming one of their devices) or from a device token
+(the token's device). Every item is validated against the physiological
+bounds; one bad item refuses the whole batch. Resent readings (same device and
+``measured_at``) are counted as duplicates, never stored twice.
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin
+from health.api.vitals_ingest import ingest_readings
+from health.auth import request_device
+from health.models import Device, VitalReading
+from health.models.vitals import BOUNDS
+
+MAX_BATCH = 1000
+METRICS = (*BOUNDS, "sleep_stage")
+
+
+class VitalReadingSerializer(serializers.ModelSerializer):
+    device = OwnedPrimaryKeyRelatedField(
+        queryset=Device.objects.filter(revoked_at__isnull=True),
+        required=False,
+        help_text="One of your active devices. Required when signed in; a device token posts for its own device.",
+    )
+
+    class Meta:
+        model = VitalReading
+        fields = [
+            "id",
+            "device",
+            "measured_at",
+            "received_at",
+            "heart_rate",
+            "spo2",
+            "systolic_bp",
+            "diastolic_bp",
+            "steps",
+            "sleep_stage",
+            "sleep_minutes",
+        ]
+        read_only_fields = ["received_at"]
+        # A repeated (device, measured_at) is a resend to count, not an error.
+        validators: list = []
+
+    def validate(self, attrs: dict) -> dict:
+        errors: dict[str, str] = {}
+        token_device = request_device(self.context["request"])
+        if token_device is not None:
+            if attrs.get("device", token_device) != token_device:
+                errors["device"] = "A device can only post its own readings."
+            attrs["device"] = token_device
+        elif attrs.get("device") is None:
+            errors["device"] = "Name the device that measured this reading."
+        systolic, diastolic = attrs.get("systolic_bp"), attrs.get("diastolic_bp")
+        if systolic is not None and diastolic is not None and systolic <= diastolic:
+            errors["diastolic_bp"] = "Must be lower than systolic_bp."
+        if not any(attrs.get(metric) not in (None, "") for metric in METRICS):
+            errors["non_field_errors"] = f"A reading needs at least one of: {', '.join(METRICS)}."
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class VitalIngestResultSerializer(serializers.Serializer):
+    created = serializers.IntegerField(help_text="Readings stored by this request.")
+    duplicates = serializers.IntegerField(help_text="Readings that were already stored (a resend).")
+
+
+class VitalFilter(serializers.Serializer):
+    since = serializers.DateTimeField(required=False, help_text="Readings measured at or after this instant.")
+    until = serializers.DateTimeField(required=False, help_text="Readings measured before this instant.")
+    device = serializers.IntegerField(required=False, help_text="Only this device's readings.")
+
+    def validate(self, attrs: dict) -> dict:
+        if attrs.get("since") and attrs.get("until") and attrs["until"] <= attrs["since"]:
+            raise serializers.ValidationError({"until": "Must be after since."})
+        return attrs
+
+
+ONE_OR_MANY = PolymorphicProxySerializer(
+    component_name="VitalReadingOneOrMany",
+    serializers=[VitalReadingSerializer, VitalReadingSerializer(many=True)],
+    resource_type_field_name=None,
+    many=False,
+)
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=[VitalFilter]),
+    create=extend_schema(
+        request=ONE_OR_MANY,
+        responses={
+            201: VitalIngestResultSerializer,
+            200: OpenApiResponse(VitalIngestResultSerializer, description="Every reading was a duplicate."),
+        },
+    ),
+)
+class VitalReadingViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
+    """The patient's vital readings. POST one reading or a list of up to 1,000,
+    signed in (naming your device) or with a device token (for that device).
+    A bad item refuses the whole batch; resent readings are counted, not stored twice."""
+
+    queryset = VitalReading.objects.all()
+    serializer_class = VitalReadingSerializer
+    # A batch is a JSON list, which form encodings cannot carry.
+    parser_classes = [JSONParser]
+
+    @property
+    def device_scope(self) -> bool:
+        # A device token may post readings, and do nothing else: a lost watch
+        # must not read the patient's history.
+        return self.action == "create"
+
+    def get_queryset(self) -> QuerySet[VitalReading]:
+        queryset = super().get_queryset()
+        if self.action == "list":
+            params = VitalFilter(data=self.request.query_params)
+            params.is_valid(raise_exception=True)
+            wanted = params.validated_data
+            if "since" in wanted:
+                queryset = queryset.filter(measured_at__gte=wanted["since"])
+            if "until" in wanted:
+                queryset = queryset.filter(measured_at__lt=wanted["until"])
+            if "device" in wanted:
+                queryset = queryset.filter(device_id=wanted["device"])
+        return queryset
+
+    def create(self, request: Request) -> Response:
+        data = request.data
+        if isinstance(data, dict):
+            data = [data]
+        elif not isinstance(data, list):
+            raise ParseError("Send one reading (a JSON object) or a JSON list of readings.")
+        batch = VitalReadingSerializer(
+            data=data, many=True, allow_empty=False, max_length=MAX_BATCH, context=self.get_serializer_context()
+        )
+        batch.is_valid(raise_exception=True)
+        result = ingest_readings(user=request.user, readings=batch.validated_data)
+        answer = VitalIngestResultSerializer(result).data
+        return Response(answer, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
