@@ -1,0 +1,39 @@
+"""The tool registry: every tool the caller may call, each with a JSON Schema.
+
+Importing this package registers all tools in :data:`REGISTRY`.
+"""
+
+from __future__ import annotations
+
+from agents.tools import appointments, emergency, health_data, interaction, symptoms  # noqa: F401  (registers)
+from agents.tools.context import ToolContext
+from agents.tools.errors import (
+    AgentError,
+    InvalidArguments,
+    ModelOutputError,
+    NotAuthorised,
+    NotFound,
+    ToolError,
+    UnknownTool,
+    UnparseableOutput,
+)
+from agents.tools.interaction import AskUser
+from agents.tools.registry import REGISTRY, Registry, Tool, build_tool, tool
+
+__all__ = [
+    "REGISTRY",
+    "AgentError",
+    "AskUser",
+    "InvalidArguments",
+    "ModelOutputError",
+    "NotAuthorised",
+    "NotFound",
+    "Registry",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "UnknownTool",
+    "UnparseableOutput",
+    "build_tool",
+    "tool",
+]

@@ -1,0 +1,277 @@
+"""Appointment tools: find a free specialist slot, hold it, book it, keep history.
+
+Dates and times are spoken in the user's time zone, in the seed paper's
+formats: slots as ``{"date": "YYYY-MM-DD", "time": "HH:MM-HH:MM"}`` and
+choices as ``"HH:MM-HH:MM, DD/MM/YYYY"``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import TypedDict
+
+from django.db import transaction
+
+from agents.tools.context import ToolContext
+from agents.tools.errors import InvalidArguments, NotFound, ToolError
+from agents.tools.registry import tool
+from health.models import (
+    Appointment,
+    AppointmentHistory,
+    InvalidTransition,
+    Slot,
+    SlotUnavailable,
+    Specialist,
+    Specialization,
+)
+
+# The default referral when the planner names no specialization: the
+# assistant refers, it does not diagnose (DESIGN.md, safety rules).
+DEFAULT_SPECIALIZATION = "general physician"
+
+
+class UserSchedule(TypedDict, total=False):
+    date: str
+    time_range: str
+
+
+def resolve_specialization(name: str | None) -> Specialization:
+    """The Specialization meant by ``name`` (its name, a synonym, or a plural of either)."""
+    wanted = " ".join((name or DEFAULT_SPECIALIZATION).lower().replace("_", " ").split())
+    candidates = {wanted, wanted.removesuffix("s"), wanted.removeprefix("a ").removeprefix("an ")}
+    every = list(Specialization.objects.all())
+    for specialization in every:
+        names = {specialization.name, *(str(s).strip().lower() for s in specialization.synonyms or [])}
+        if candidates & names:
+            return specialization
+    known = ", ".join(s.name for s in every) or "none"
+    raise NotFound(f"No specialization called {name!r}. Known specializations: {known}.")
+
+
+def _parse_time(text: str) -> dt.time:
+    try:
+        return dt.datetime.strptime(text.strip(), "%H:%M").time()
+    except ValueError as exc:
+        raise InvalidArguments(f"Time {text!r} is not in HH:MM format.") from exc
+
+
+def _parse_time_range(text: str) -> tuple[dt.time, dt.time]:
+    start, sep, end = text.partition("-")
+    if not sep:
+        raise InvalidArguments(f"Time range {text!r} is not in HH:MM-HH:MM format.")
+    return _parse_time(start), _parse_time(end)
+
+
+def _parse_date(text: str) -> dt.date:
+    for fmt in ("%Y-%m-%d", "%d/%m/%Y", "%d/%m/%y"):
+        try:
+            return dt.datetime.strptime(text.strip(), fmt).date()
+        except ValueError:
+            continue
+    raise InvalidArguments(f"Date {text!r} is not in YYYY-MM-DD or DD/MM/YYYY format.")
+
+
+def parse_time_date(text: str, tz) -> dt.datetime:
+    """The aware start of ``"HH:MM-HH:MM, DD/MM/YYYY"`` (or ``"YYYY-MM-DD HH:MM"``) in ``tz``."""
+    match = re.fullmatch(r"\s*(\d{1,2}:\d{2})\s*(?:-\s*\d{1,2}:\d{2})?\s*,?\s*(\S+)\s*", text)
+    if match:
+        start, date = _parse_time(match.group(1)), _parse_date(match.group(2))
+    else:
+        match = re.fullmatch(r"\s*(\d{4}-\d{2}-\d{2})[ T](\d{1,2}:\d{2})\s*", text)
+        if not match:
+            raise InvalidArguments(
+                f"appointment_time_date {text!r} must look like 'HH:MM-HH:MM, DD/MM/YYYY', "
+                "e.g. '11:00-11:30, 30/11/2024'."
+            )
+        date, start = _parse_date(match.group(1)), _parse_time(match.group(2))
+    return dt.datetime.combine(date, start, tzinfo=tz)
+
+
+def _specialist(specialist_id: str) -> Specialist:
+    try:
+        return Specialist.objects.select_related("specialization").get(pk=int(specialist_id), active=True)
+    except (ValueError, Specialist.DoesNotExist) as exc:
+        raise NotFound(f"No specialist with id {specialist_id!r}.") from exc
+
+
+def _slot(specialist: Specialist, starts_at: dt.datetime) -> Slot:
+    slot = Slot.objects.filter(specialist=specialist, starts_at=starts_at).first()
+    if slot is None:
+        raise NotFound(f"{specialist.name} has no slot starting at {starts_at:%H:%M on %d/%m/%Y}.")
+    return slot
+
+
+def specialist_label(specialist: Specialist) -> str:
+    return f"{specialist.name} ({specialist.specialization.name.title()})"
+
+
+def slot_summary(slot: Slot, tz) -> dict[str, str]:
+    start, end = slot.starts_at.astimezone(tz), slot.ends_at.astimezone(tz)
+    return {"date": f"{start:%Y-%m-%d}", "time": f"{start:%H:%M}-{end:%H:%M}"}
+
+
+@tool
+def get_available_specialists(
+    ctx: ToolContext, symptoms: str, specialization: str | None = None, user_schedule: UserSchedule | None = None
+) -> dict:
+    """Finds the best free appointment slot with a specialist of the given specialization.
+
+    Args:
+        symptoms: List of symptoms derived from user input.
+        specialization: Specialization name for the appointment, e.g. 'general physician'.
+        user_schedule: User's preferred schedule, e.g. {'date': 'YYYY-MM-DD', 'time_range': 'HH:MM-HH:MM'}.
+    """
+    wanted = resolve_specialization(specialization)
+    tz = ctx.tz
+    slots = (
+        Slot.objects.free()
+        .filter(specialist__specialization=wanted, specialist__active=True, starts_at__gt=ctx.now())
+        .select_related("specialist__specialization")
+        .order_by("starts_at", "specialist_id")
+    )
+    schedule = user_schedule or {}
+    if schedule.get("date"):
+        day = _parse_date(schedule["date"])
+        start = dt.datetime.combine(day, dt.time.min, tzinfo=tz)
+        slots = slots.filter(starts_at__gte=start, starts_at__lt=start + dt.timedelta(days=1))
+    if schedule.get("time_range"):
+        earliest, latest = _parse_time_range(schedule["time_range"])
+        chosen = next(
+            (
+                slot
+                for slot in slots[:500]
+                if slot.starts_at.astimezone(tz).time() >= earliest and slot.ends_at.astimezone(tz).time() <= latest
+            ),
+            None,
+        )
+    else:
+        chosen = slots.first()
+    if chosen is None:
+        when = " ".join(v for v in (schedule.get("date", ""), schedule.get("time_range", "")) if v)
+        on = f" on {when}" if when else ""
+        raise NotFound(f"No {wanted.name} has a free slot{on}. Ask the user for another time.")
+    return {
+        "specialist_id": str(chosen.specialist_id),
+        "name": specialist_label(chosen.specialist),
+        "available_slot": slot_summary(chosen, tz),
+    }
+
+
+@tool
+def confirm_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appointment_time_date: str) -> bool:
+    """Confirms the slot the user agreed to and holds it for them in the hospital's database.
+
+    Args:
+        user_id: Unique identifier for the user.
+        specialist_id: Unique identifier for the chosen specialist.
+        appointment_time_date: The chosen slot as 'HH:MM-HH:MM, DD/MM/YYYY'.
+    """
+    ctx.check_user(user_id)
+    specialist = _specialist(specialist_id)
+    slot = _slot(specialist, parse_time_date(appointment_time_date, ctx.tz))
+    if _live_appointment(ctx, slot) is not None:
+        return True  # already held for this user: confirming twice is harmless
+    try:
+        Appointment.propose(user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation)
+    except SlotUnavailable as exc:
+        raise ToolError(f"That slot is no longer available: {exc}") from exc
+    return True
+
+
+@tool
+def book_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appointment_time_date: str) -> bool:
+    """Books an appointment with a chosen specialist at a specified time and date.
+
+    Args:
+        user_id: Unique identifier for the user.
+        specialist_id: Unique identifier for the chosen specialist.
+        appointment_time_date: The chosen slot as 'HH:MM-HH:MM, DD/MM/YYYY'.
+    """
+    ctx.check_user(user_id)
+    specialist = _specialist(specialist_id)
+    slot = _slot(specialist, parse_time_date(appointment_time_date, ctx.tz))
+    with transaction.atomic():
+        held = _live_appointment(ctx, slot)
+        if held is not None:
+            if held.state == Appointment.State.PROPOSED:
+                try:
+                    held.confirm()
+                except InvalidTransition as exc:
+                    raise ToolError(str(exc)) from exc
+            return True
+        try:
+            Appointment.book(user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation)
+        except SlotUnavailable as exc:
+            raise ToolError(f"That slot is no longer available: {exc}") from exc
+    return True
+
+
+def _live_appointment(ctx: ToolContext, slot: Slot) -> Appointment | None:
+    return Appointment.objects.filter(user=ctx.user, slot=slot, state__in=Appointment.HOLDING_STATES).first()
+
+
+def _symptoms(ctx: ToolContext) -> str:
+    # The user's own words that opened this conversation: the appointment
+    # keeps them for the specialist.
+    if ctx.conversation is None:
+        return ""
+    first = ctx.conversation.steps.filter(role="user").order_by("index").first()
+    return first.payload if first and isinstance(first.payload, str) else ""
+
+
+@tool
+def save_appointment_history(
+    ctx: ToolContext, user_id: str, symptoms: str, specialist_id: str, appointment_time_date: str
+) -> bool:
+    """Saves appointment information in the user's history for later reference and recurring use cases.
+
+    Args:
+        user_id: Unique identifier for the user.
+        symptoms: The symptoms described by the user.
+        specialist_id: Unique identifier for the chosen specialist.
+        appointment_time_date: The appointment slot as 'HH:MM-HH:MM, DD/MM/YYYY'.
+    """
+    ctx.check_user(user_id)
+    specialist = _specialist(specialist_id)
+    starts_at = parse_time_date(appointment_time_date, ctx.tz)
+    appointment = (
+        Appointment.objects.filter(
+            user=ctx.user, specialist=specialist, slot__starts_at=starts_at, state__in=Appointment.HOLDING_STATES
+        )
+        .order_by("-created_at")
+        .first()
+    )
+    # get_or_create: a replayed step must not write the line twice.
+    AppointmentHistory.objects.get_or_create(
+        user=ctx.user,
+        specialist_name=specialist.name,
+        scheduled_for=starts_at,
+        defaults={
+            "appointment": appointment,
+            "specialization": specialist.specialization.name,
+            "summary": symptoms,
+        },
+    )
+    return True
+
+
+@tool
+def get_appointment_history(ctx: ToolContext, user_id: str) -> list:
+    """Retrieves the user's appointment history for analysis and reminders.
+
+    Args:
+        user_id: Unique identifier for the user.
+    """
+    ctx.check_user(user_id)
+    tz = ctx.tz
+    return [
+        {
+            "date": f"{entry.scheduled_for.astimezone(tz):%Y-%m-%d}",
+            "time": f"{entry.scheduled_for.astimezone(tz):%H:%M}",
+            "specialist": entry.specialist_name,
+            "specialization": entry.specialization,
+            "symptoms": entry.summary,
+        }
+        for entry in AppointmentHistory.objects.filter(user=ctx.user).order_by("-scheduled_for")[:10]
+    ]

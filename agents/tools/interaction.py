@@ -1,0 +1,114 @@
+"""Tools that talk to the user: ask a question (suspending the run) or notify."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.tools.context import ToolContext
+from agents.tools.errors import InvalidArguments
+from agents.tools.registry import tool
+from frontend.realtime import push_to_user
+from health.models import Notification
+
+
+def _as_is(reply: str) -> Any:
+    return reply
+
+
+@dataclass(frozen=True)
+class AskUser:
+    """What a suspending tool returns: the question to show, and how the user's
+    reply becomes the observation's result.
+
+    Suspending tools must be free of side effects: the runtime calls them again
+    on resume (possibly in another process) to rebuild this object.
+    """
+
+    question: str
+    answer: Callable[[str], Any] = field(default=_as_is)
+
+
+@tool(suspends=True)
+def get_input_from_user(ctx: ToolContext, user_id: str, questions: str) -> AskUser:
+    """Asks the user a question and waits for the answer.
+
+    Args:
+        user_id: Unique identifier for the user.
+        questions: Question to ask the user.
+    """
+    ctx.check_user(user_id)
+    return AskUser(question=questions)
+
+
+@tool(suspends=True)
+def follow_up_with_user(
+    ctx: ToolContext,
+    user_id: str,
+    current_symptoms: str,
+    past_complaints: list[str] | None = None,
+    preferred_contact_method: str | None = None,
+) -> AskUser:
+    """Follows up with the user about their current symptoms (and past complaints) and waits for the answer.
+
+    Args:
+        user_id: Unique identifier for the user.
+        current_symptoms: Current symptoms reported by the user.
+        past_complaints: List of past complaints to reference during the follow-up.
+        preferred_contact_method: User's preferred method for follow-up (only 'chat' is available).
+    """
+    ctx.check_user(user_id)
+    question = f"You told me about: {current_symptoms}."
+    if past_complaints:
+        question += f" Earlier you reported: {'; '.join(past_complaints)}."
+    question += " How are you feeling now, and has anything changed?"
+    # Follow-ups happen in the in-app chat: that is the only channel that
+    # keeps the conversation on this device.
+    return AskUser(question=question, answer=lambda reply: {"method": "chat", "user": reply})
+
+
+@tool
+def notify_user(ctx: ToolContext, user_id: str, message: str | None = None, symptoms: str | None = None) -> bool:
+    """Sends a notification to the user.
+
+    Args:
+        user_id: Unique identifier for the user.
+        message: The notification message to send.
+        symptoms: The notification text; the seed paper's SOS trajectories send it under this name.
+    """
+    ctx.check_user(user_id)
+    text = (message or symptoms or "").strip()
+    if not text:
+        raise InvalidArguments("notify_user needs the text to send in 'message'.")
+    conversation_id = getattr(ctx.conversation, "pk", None)
+    if (
+        conversation_id is not None
+        and Notification.objects.filter(
+            user=ctx.user, data__conversation=conversation_id, data__step=ctx.step_index
+        ).exists()
+    ):
+        return True  # a replayed step: the user was already notified
+    alert = ctx.alert
+    level = Notification.Level.INFO
+    if alert is not None:
+        level = Notification.Level.DANGER if alert.kind == "hard" else Notification.Level.WARNING
+    title = text.splitlines()[0][:160]
+    notification = Notification.objects.create(
+        user=ctx.user,
+        kind="alert" if alert is not None else "assistant",
+        level=level,
+        title=title,
+        body=text,
+        data={
+            "conversation": conversation_id,
+            "step": ctx.step_index,
+            "alert": getattr(alert, "pk", None),
+        },
+    )
+    push_to_user(
+        ctx.user.pk,
+        "notification",
+        {"id": notification.pk, "kind": notification.kind, "level": level, "title": title, "body": text},
+    )
+    return True

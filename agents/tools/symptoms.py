@@ -1,0 +1,101 @@
+"""Symptom tools: store what the user reports, find similar past complaints."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import TypedDict
+
+from agents.tools.context import ToolContext
+from agents.tools.errors import InvalidArguments
+from agents.tools.registry import tool
+from health.models import SymptomRecord
+
+# Words that say nothing about which complaint it was.
+_STOPWORDS = {"and", "the", "with", "have", "feel", "feeling", "some", "mild", "slight", "very", "been", "my", "a"}
+
+
+class DateRange(TypedDict, total=False):
+    start_date: str
+    end_date: str
+
+
+def split_symptoms(text: str) -> list[str]:
+    """``"fatigue, chills and body aches"`` -> ``["fatigue", "chills", "body aches"]``."""
+    parts = re.split(r",|;|\band\b|\n", text)
+    return [" ".join(part.split()) for part in parts if part.strip()]
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in re.findall(r"[a-z]+", text.lower()) if len(word) > 2 and word not in _STOPWORDS}
+
+
+def _word_matches(query: set[str], text: str) -> bool:
+    # "aches" should find "ache": compare on a crude common stem.
+    stems = {word.rstrip("s") for word in _words(text)}
+    return any(word.rstrip("s") in stems for word in query)
+
+
+def parse_timestamp(value: str, tz) -> dt.datetime:
+    try:
+        moment = dt.datetime.fromisoformat(str(value).strip())
+    except ValueError as exc:
+        raise InvalidArguments(f"timestamp {value!r} is not an ISO date-time like 2024-09-02T10:57:00.") from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=tz)
+
+
+@tool
+def store_symptoms(ctx: ToolContext, user_id: str, symptoms: str, timestamp: str) -> bool:
+    """Stores the symptoms reported by the user for future reference.
+
+    Args:
+        user_id: Unique identifier for the user.
+        symptoms: Symptoms of the user, comma separated.
+        timestamp: Date and time of the report, ISO format (YYYY-MM-DDTHH:MM:SS).
+    """
+    ctx.check_user(user_id)
+    recorded_at = parse_timestamp(timestamp, ctx.tz)
+    # get_or_create: a replayed step must not store the complaint twice.
+    SymptomRecord.objects.get_or_create(
+        user=ctx.user,
+        conversation=ctx.conversation,
+        text=symptoms,
+        recorded_at=recorded_at,
+        defaults={"symptoms": split_symptoms(symptoms)},
+    )
+    return True
+
+
+@tool
+def retrieve_past_complaints(
+    ctx: ToolContext, user_id: str, symptoms: str, date_range: DateRange | None = None
+) -> list:
+    """Fetches the user's past complaints that match the given symptoms.
+
+    Args:
+        user_id: Unique identifier for the user.
+        symptoms: List of symptoms to search for in past complaints.
+        date_range: Optional filter {'start_date': 'YYYY-MM-DD', 'end_date': 'YYYY-MM-DD'}.
+    """
+    ctx.check_user(user_id)
+    records = SymptomRecord.objects.filter(user=ctx.user).order_by("-recorded_at")
+    if ctx.conversation is not None:
+        records = records.exclude(conversation=ctx.conversation)
+    tz = ctx.tz
+    bounds = date_range or {}
+    for key, lookup in (("start_date", "gte"), ("end_date", "lt")):
+        if bounds.get(key):
+            try:
+                day = dt.date.fromisoformat(bounds[key])
+            except ValueError as exc:
+                raise InvalidArguments(f"{key} {bounds[key]!r} is not a YYYY-MM-DD date.") from exc
+            if key == "end_date":
+                day += dt.timedelta(days=1)
+            records = records.filter(**{f"recorded_at__{lookup}": dt.datetime.combine(day, dt.time.min, tzinfo=tz)})
+    query = _words(symptoms)
+    found = [
+        {"date": f"{record.recorded_at.astimezone(tz):%Y-%m-%d}", "symptoms": record.text}
+        for record in records[:200]
+        if _word_matches(query, " ".join([record.text, *record.symptoms]))
+    ]
+    return found[:5]
