@@ -1,0 +1,72 @@
+"""The one interface every model backend implements.
+
+The runtime asks for text for a role ("planner" or "caller") given chat
+messages, and gets back a :class:`Generation` with token counts and latency:
+what the agent log shows and the benchmark measures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from agents.tools.errors import AgentError
+
+Role = Literal["planner", "caller"]
+ROLES: tuple[Role, ...] = ("planner", "caller")
+
+
+class BackendError(AgentError):
+    """The backend could not produce text (crashed, not loaded, misconfigured)."""
+
+
+class BackendTimeout(BackendError):
+    """The backend took longer than the per-call timeout."""
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One model output and what it cost."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: int
+
+
+class ModelBackend:
+    """Base class of the planner/caller backends.
+
+    Subclasses implement :meth:`generate`. ``timeout`` is a hint a backend
+    should honour itself (an HTTP timeout, a generation time limit); the
+    runtime also enforces it from outside.
+    """
+
+    name = "base"
+
+    def generate(
+        self,
+        role: Role,
+        messages: Sequence[Message],
+        stop: Sequence[str] = (),
+        *,
+        timeout: float | None = None,
+    ) -> Generation:
+        raise NotImplementedError
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """``text`` up to the first stop sequence (which is dropped), like a server would return it."""
+    cut = len(text)
+    for sequence in stop:
+        position = text.find(sequence)
+        if sequence and position != -1:
+            cut = min(cut, position)
+    return text[:cut]

@@ -1,0 +1,346 @@
+"""The Action Manager's interleaved ReAct loop: planner -> caller -> tool -> observation.
+
+All state lives in the database: every trajectory state is an AgentStep row
+written as it happens (and pushed to the user's websocket group), and a
+Runtime is rebuilt from those rows. So a run survives a process restart, and a
+suspended run (a question to the user) resumes in whichever process receives
+the reply.
+
+Errors the model causes (garbage, an unknown tool, bad arguments, a refused
+call) become error observations that the model sees; the caller gets a bounded
+retry. Backend failures end the run gracefully. SOS conversations are guarded:
+on any failure the guard completes the required sequence (agents.guard).
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
+from agents.models import AgentStep, Conversation
+from agents.prompts import build_messages
+from agents.tools import REGISTRY, AskUser, ModelOutputError, Registry, ToolContext, ToolError
+from agents.trajectory import END, export_conversation, is_end, parse_caller, parse_planner
+from frontend.realtime import push_to_user
+from health.models import Alert, AlertEvent, Notification
+
+log = logging.getLogger(__name__)
+
+# Retries of the caller after an unusable call, before the run gives up.
+CALLER_RETRIES = 2
+PLANNER_RETRIES = 1
+STOP = {"planner": ("</action>",), "caller": ()}
+FAILURE_MESSAGE = "Sorry, I could not finish this request. Please try again, or rephrase it."
+
+
+class RunFailed(Exception):
+    """Ends the loop; the message is what went wrong (never shown raw to the model)."""
+
+
+def link_alert(alert: Alert, conversation: Conversation) -> None:
+    """Tie ``conversation`` to ``alert`` (the timeline event is how the runtime finds it again)."""
+    AlertEvent.objects.create(
+        alert=alert,
+        kind="agent_conversation",
+        message=f"The assistant started the {conversation.get_kind_display()} sequence.",
+        data={"conversation": conversation.pk, "conversation_kind": conversation.kind},
+    )
+    Alert.objects.filter(pk=alert.pk).update(conversation=conversation)
+
+
+def alert_for(conversation: Conversation) -> Alert | None:
+    return (
+        Alert.objects.filter(
+            user=conversation.user, events__kind="agent_conversation", events__data__conversation=conversation.pk
+        )
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def system_value(user, now) -> dict[str, Any]:
+    """The system state the model sees: the user's id, name and the current time."""
+    return {
+        "user_details": {
+            "user_id": str(user.pk),
+            "name": user.get_full_name() or user.get_username(),
+            "timestamp": now.astimezone(_tz(user)).replace(tzinfo=None).isoformat(timespec="seconds"),
+        }
+    }
+
+
+def _tz(user):
+    return ToolContext(user=user).tz
+
+
+class Runtime:
+    """Runs one conversation. Cheap to build: everything is read back from the database."""
+
+    def __init__(
+        self,
+        conversation: Conversation,
+        backend: ModelBackend | None,
+        *,
+        registry: Registry = REGISTRY,
+        max_steps: int | None = None,
+        call_timeout: float | None = None,
+        clock=timezone.now,
+    ) -> None:
+        from agents.guard import guard_for
+
+        self.conversation = conversation
+        self.backend = backend
+        self.registry = registry
+        self.max_steps = max_steps or settings.AGENT_MAX_STEPS
+        self.call_timeout = call_timeout or settings.AGENT_CALL_TIMEOUT_SECONDS
+        self.clock = clock
+        self.states: list[dict[str, Any]] = export_conversation(conversation)
+        self.alert = alert_for(conversation)
+        self.guard = guard_for(conversation.kind)
+
+    # --- writing states ---------------------------------------------------------
+
+    @property
+    def user_ref(self) -> str:
+        system = self.states[0]["value"] if self.states else {}
+        return str(system.get("user_details", {}).get("user_id", self.conversation.user_id))
+
+    def context(self, step_index: int) -> ToolContext:
+        return ToolContext(
+            user=self.conversation.user,
+            conversation=self.conversation,
+            user_ref=self.user_ref,
+            alert=self.alert,
+            step_index=step_index,
+            clock=self.clock,
+        )
+
+    def append(self, role: str, value: Any, generation: Generation | None = None) -> int:
+        """Persist one state as the next AgentStep and push it to the user's agent log."""
+        index = len(self.states)
+        AgentStep.objects.create(
+            conversation=self.conversation,
+            index=index,
+            role=role,
+            payload=value,
+            latency_ms=generation.latency_ms if generation else None,
+            prompt_tokens=generation.prompt_tokens if generation else None,
+            completion_tokens=generation.completion_tokens if generation else None,
+        )
+        self.states.append({"from": role, "value": value})
+        push_to_user(
+            self.conversation.user_id,
+            "agent_step",
+            {
+                "conversation": self.conversation.pk,
+                "index": index,
+                "from": role,
+                "value": value,
+                "latency_ms": generation.latency_ms if generation else None,
+                "prompt_tokens": generation.prompt_tokens if generation else None,
+                "completion_tokens": generation.completion_tokens if generation else None,
+            },
+        )
+        return index
+
+    def set_status(self, status: str, *, error: str = "", question: str | None = None) -> None:
+        self.conversation.status = status
+        self.conversation.error = error[:255]
+        self.conversation.save(update_fields=["status", "error", "updated_at"])
+        payload: dict[str, Any] = {"conversation": self.conversation.pk, "status": status}
+        if question is not None:
+            payload["question"] = question
+        push_to_user(self.conversation.user_id, "agent_status", payload)
+
+    # --- entry points ---------------------------------------------------------------
+
+    def begin(self, text: str, *, system: dict[str, Any] | None = None) -> None:
+        """Write the system state (once) and the user's request; the run starts with :meth:`run`."""
+        if not self.states:
+            self.append("system", system or system_value(self.conversation.user, self.clock()))
+        self.append("user", text)
+        self.set_status(Conversation.Status.RUNNING)
+
+    def add_user_message(self, text: str) -> None:
+        """The user's message: the answer to a pending question, else a new request."""
+        pending = self._pending_call()
+        if self.conversation.status == Conversation.Status.WAITING_INPUT and pending is not None:
+            index, call = pending
+            tool = self.registry.get(call["tool"])
+            ask = tool(self.context(index), **call["parameters"])
+            self.append("observation", {"result": ask.answer(text)})
+        else:
+            self.append("user", text)
+        self.set_status(Conversation.Status.RUNNING)
+
+    def run(self) -> str:
+        """Run until the task ends, a question suspends it, or it fails; return the status."""
+        try:
+            self._loop()
+        except RunFailed as failure:
+            if self.guard is not None:
+                self.guard.complete(self, reason=str(failure))
+            else:
+                self._fail(str(failure))
+        except Exception:
+            # A bug must not leave an SOS half done, nor a chat stuck "running".
+            log.exception("agent run crashed (conversation %s)", self.conversation.pk)
+            if self.guard is not None:
+                self.guard.complete(self, reason="the runtime crashed")
+            else:
+                self._fail("internal error")
+        return self.conversation.status
+
+    # --- the loop -------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            pending = self._pending_call()
+            if pending is not None:
+                # A call persisted without its observation: a suspended
+                # question, or a crash between the two. Execute it (again):
+                # tools are idempotent per step, so nothing happens twice.
+                if self._execute(*pending) == "suspended":
+                    return
+                continue
+            if self._planner_steps() >= self.max_steps:
+                raise RunFailed(f"reached the limit of {self.max_steps} steps")
+            planner_value, generation = self._plan()
+            self.append("planner", planner_value, generation)
+            if is_end(planner_value):
+                if self.guard is not None and not self.guard.is_complete(self.states):
+                    raise RunFailed("the model ended before the SOS sequence was complete")
+                self.set_status(Conversation.Status.COMPLETED)
+                return
+            self._call()
+
+    def _plan(self) -> tuple[dict[str, str], Generation]:
+        problem = "no output"
+        for _attempt in range(1 + PLANNER_RETRIES):
+            generation = self._generate("planner")
+            try:
+                return parse_planner(generation.text), generation
+            except ModelOutputError as exc:
+                problem = str(exc)
+                if self.guard is not None:
+                    break
+        raise RunFailed(f"the planner's output was unusable: {problem}")
+
+    def _call(self) -> None:
+        retries = 0 if self.guard is not None else CALLER_RETRIES
+        for _attempt in range(1 + retries):
+            generation = self._generate("caller")
+            try:
+                call = parse_caller(generation.text)
+            except ModelOutputError as exc:
+                self.append("caller", {"tool": "", "parameters": {}, "raw": generation.text[:2000]}, generation)
+                self.append("observation", {"error": str(exc)})
+                continue
+            index = self.append("caller", call, generation)
+            try:
+                tool = self.registry.get(call["tool"])
+                tool.validate(call["parameters"])
+            except ModelOutputError as exc:
+                self.append("observation", {"error": str(exc)})
+                continue
+            if self.guard is not None and not self.guard.allows(call, self.states[:-1]):
+                self.append("observation", {"error": self.guard.refusal(self.states[:-1])})
+                raise RunFailed(f"the model proposed {call['tool']} out of the SOS sequence")
+            if self._execute(index, call) == "error" and self.guard is not None:
+                raise RunFailed(f"{call['tool']} failed")
+            return
+        if self.guard is not None:
+            raise RunFailed("the caller's output was unusable")
+        raise RunFailed(f"the caller produced no usable call in {1 + retries} attempts")
+
+    def _execute(self, index: int, call: dict[str, Any]) -> str:
+        """Run a validated call; write its observation. Returns "ok", "error" or "suspended"."""
+        tool = self.registry.get(call["tool"])
+        context = self.context(index)
+        try:
+            with transaction.atomic():
+                result = tool(context, **call["parameters"])
+                if isinstance(result, AskUser):
+                    self.set_status(Conversation.Status.WAITING_INPUT, question=result.question)
+                    push_to_user(
+                        self.conversation.user_id,
+                        "agent_question",
+                        {"conversation": self.conversation.pk, "question": result.question},
+                    )
+                    return "suspended"
+                self.append("observation", {"result": result})
+                return "ok"
+        except (ToolError, ModelOutputError) as exc:
+            log.info("tool %s refused a call (conversation %s)", tool.name, self.conversation.pk)
+            self.append("observation", {"error": str(exc)})
+            return "error"
+
+    def execute_call(self, call: dict[str, Any], generation: Generation | None = None) -> dict[str, Any]:
+        """Persist and execute a call chosen outside the model (the SOS guard); return its observation."""
+        index = self.append("caller", call, generation)
+        self._execute(index, call)
+        return self.states[-1]["value"]
+
+    def _generate(self, role: Role) -> Generation:
+        if self.backend is None:
+            raise RunFailed("no model is loaded")
+        messages = build_messages(role, self.states, self.registry)
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"agent-{role}")
+        future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=self.call_timeout)
+        try:
+            return future.result(timeout=self.call_timeout)
+        except FutureTimeout:
+            raise RunFailed(f"the {role} timed out after {self.call_timeout:g} s") from BackendTimeout()
+        except BackendError as exc:
+            raise RunFailed(f"the {role} backend failed: {exc}") from exc
+        except Exception as exc:
+            log.warning("model backend raised %s for the %s", type(exc).__name__, role)
+            raise RunFailed(f"the {role} backend raised {type(exc).__name__}") from exc
+        finally:
+            # Do not wait for a timed-out generation; its thread ends on its own.
+            pool.shutdown(wait=False)
+
+    # --- reading the trajectory ----------------------------------------------------
+
+    def _pending_call(self) -> tuple[int, dict[str, Any]] | None:
+        """The last state if it is a valid caller state without an observation yet."""
+        if not self.states or self.states[-1]["from"] != "caller":
+            return None
+        call = self.states[-1]["value"]
+        if call.get("tool") not in self.registry:
+            return None
+        return len(self.states) - 1, call
+
+    def _planner_steps(self) -> int:
+        count = 0
+        for state in reversed(self.states):
+            if state["from"] == "user":
+                break
+            count += state["from"] == "planner"
+        return count
+
+    def _fail(self, reason: str) -> None:
+        log.info("agent run failed (conversation %s): %s", self.conversation.pk, reason)
+        self.set_status(Conversation.Status.FAILED, error=reason)
+        Notification.objects.create(
+            user=self.conversation.user,
+            kind="assistant",
+            level=Notification.Level.WARNING,
+            title=FAILURE_MESSAGE,
+            data={"conversation": self.conversation.pk},
+        )
+        push_to_user(
+            self.conversation.user_id,
+            "agent_message",
+            {"conversation": self.conversation.pk, "text": FAILURE_MESSAGE},
+        )
+
+
+__all__ = ["END", "Runtime", "alert_for", "link_alert", "system_value"]

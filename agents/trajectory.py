@@ -1,0 +1,285 @@
+"""Trajectories in the seed paper's §6.1.1 format: parse, validate, export, import, replay.
+
+A trajectory is a list of states ``{"from": role, "value": ...}``:
+
+* ``system``: ``{"user_details": {"user_id", "name", "timestamp"}}``
+* ``user``: the user's text
+* ``planner``: ``{"reason", "action"}`` (``"<END>"`` as the action when done)
+* ``caller``: ``{"tool", "parameters"}``
+* ``observation``: ``{"result": ...}`` (``{"error": ...}`` when the call failed)
+
+Appendix D wraps the list as ``{"interaction_trajectory": [...]}``; both
+forms are accepted. Models speak the planner as
+``<reason>…</reason><action>…</action>`` and the caller as one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+
+from agents.models import AgentStep, Conversation
+from agents.tools.errors import UnparseableOutput
+
+END = "<END>"
+ROLES = ("system", "user", "planner", "caller", "observation")
+MAX_STATES = 1000
+
+
+# --- model text <-> state values ---------------------------------------------
+
+
+def render_planner(value: dict[str, Any]) -> str:
+    """A planner state as the planner model writes it."""
+    return f"<reason>{value.get('reason', '')}</reason><action>{value.get('action', '')}</action>"
+
+
+def parse_planner(text: str) -> dict[str, str]:
+    """``<reason>…</reason><action>…</action>`` -> ``{"reason", "action"}``.
+
+    The closing ``</action>`` is optional (it is the stop sequence); a missing
+    ``<reason>`` gives an empty reason. Text without an ``<action>`` is refused.
+    """
+    action = re.search(r"<action>(.*?)(?:</action>|$)", text, re.DOTALL)
+    if action is None or not action.group(1).strip():
+        raise UnparseableOutput("The planner output has no <action>…</action>.")
+    reason = re.search(r"<reason>(.*?)(?:</reason>|<action>|$)", text, re.DOTALL)
+    return {"reason": reason.group(1).strip() if reason else "", "action": action.group(1).strip()}
+
+
+def is_end(planner_value: dict[str, Any]) -> bool:
+    return str(planner_value.get("action", "")).strip() == END
+
+
+def render_caller(value: dict[str, Any]) -> str:
+    """A caller state as the caller model writes it."""
+    return json.dumps({"tool": value.get("tool"), "parameters": value.get("parameters", {})}, ensure_ascii=False)
+
+
+def parse_caller(text: str) -> dict[str, Any]:
+    """The first JSON object in ``text`` as ``{"tool": str, "parameters": dict}``, or UnparseableOutput."""
+    start = text.find("{")
+    if start == -1:
+        raise UnparseableOutput('The caller output is not JSON: expected {"tool": ..., "parameters": {...}}.')
+    try:
+        call, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as exc:
+        raise UnparseableOutput(f"The caller output is not valid JSON ({exc.msg} at character {exc.pos}).") from exc
+    if not isinstance(call, dict) or not isinstance(call.get("tool"), str) or not call["tool"].strip():
+        raise UnparseableOutput('The caller output must be {"tool": "<name>", "parameters": {...}}.')
+    parameters = call.get("parameters", {})
+    if not isinstance(parameters, dict):
+        raise UnparseableOutput("'parameters' must be a JSON object.")
+    return {"tool": call["tool"].strip(), "parameters": parameters}
+
+
+# --- validation ------------------------------------------------------------------
+
+
+class TrajectoryError(ValueError):
+    """A trajectory file that does not follow §6.1.1; ``errors`` lists every problem."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def _check_state(position: int, state: Any) -> list[str]:
+    where = f"state {position}"
+    if not isinstance(state, dict):
+        return [f"{where}: must be an object with 'from' and 'value'."]
+    errors = [f"{where}: unexpected key {key!r}." for key in state if key not in ("from", "value")]
+    role, value = state.get("from"), state.get("value")
+    if role not in ROLES:
+        return [*errors, f"{where}: 'from' must be one of {', '.join(ROLES)}."]
+    if "value" not in state:
+        return [*errors, f"{where}: 'value' is missing."]
+    if role == "system":
+        details = value.get("user_details") if isinstance(value, dict) else None
+        if not isinstance(details, dict) or not isinstance(details.get("user_id"), str):
+            errors.append(f"{where}: a system value needs user_details with a string user_id.")
+    elif role == "user":
+        if not isinstance(value, str):
+            errors.append(f"{where}: a user value must be a string.")
+    elif role == "planner":
+        if not isinstance(value, dict) or not isinstance(value.get("action"), str):
+            errors.append(f"{where}: a planner value needs a string 'action'.")
+        elif not isinstance(value.get("reason", ""), str):
+            errors.append(f"{where}: a planner 'reason' must be a string.")
+    elif role == "caller":
+        if not isinstance(value, dict) or not isinstance(value.get("tool"), str):
+            errors.append(f"{where}: a caller value needs a string 'tool'.")
+        elif not isinstance(value.get("parameters", {}), dict):
+            errors.append(f"{where}: caller 'parameters' must be an object.")
+    elif not isinstance(value, dict) or not ({"result", "error"} & set(value)):
+        errors.append(f"{where}: an observation value needs 'result' (or 'error').")
+    return errors
+
+
+def validate_trajectory(data: Any) -> list[dict[str, Any]]:
+    """The list of states in ``data`` (a list, or ``{"interaction_trajectory": [...]}``).
+
+    Raises TrajectoryError listing every problem: the shape of each state, a
+    single leading system state, and an observation only after a caller.
+    """
+    if isinstance(data, dict) and "interaction_trajectory" in data:
+        data = data["interaction_trajectory"]
+    if not isinstance(data, list):
+        raise TrajectoryError(["A trajectory must be a list of states (or {'interaction_trajectory': [...]})."])
+    if not data:
+        raise TrajectoryError(["The trajectory is empty."])
+    if len(data) > MAX_STATES:
+        raise TrajectoryError([f"The trajectory has {len(data)} states; at most {MAX_STATES} are accepted."])
+    errors: list[str] = []
+    for position, state in enumerate(data):
+        errors += _check_state(position, state)
+    if errors:
+        raise TrajectoryError(errors)
+    roles = [state["from"] for state in data]
+    if roles[0] != "system":
+        errors.append("state 0: a trajectory starts with the system state.")
+    later_systems = [i for i in range(1, len(roles)) if roles[i] == "system"]
+    errors += [f"state {i}: only the first state may be a system state." for i in later_systems]
+    if errors:
+        raise TrajectoryError(errors)
+    return data
+
+
+# --- export / import -------------------------------------------------------------
+
+
+def export_conversation(conversation: Conversation) -> list[dict[str, Any]]:
+    """The conversation as a §6.1.1 trajectory: one state per stored step, in order."""
+    return [step.to_state() for step in conversation.steps.order_by("index")]
+
+
+def import_trajectory(user, data: Any, *, kind: str = Conversation.Kind.CHAT, title: str = "") -> Conversation:
+    """Store a validated trajectory as a new conversation of ``user`` (a record; nothing runs)."""
+    states = validate_trajectory(data)
+    ended = states[-1]["from"] == "planner" and is_end(states[-1]["value"])
+    first_user = next((s["value"] for s in states if s["from"] == "user"), "")
+    with transaction.atomic():
+        conversation = Conversation.objects.create(
+            user=user,
+            kind=kind,
+            title=title or _title(first_user),
+            status=Conversation.Status.COMPLETED if ended else Conversation.Status.IDLE,
+        )
+        AgentStep.objects.bulk_create(
+            AgentStep(conversation=conversation, index=index, role=state["from"], payload=state["value"])
+            for index, state in enumerate(states)
+        )
+    return conversation
+
+
+def _title(text: str) -> str:
+    words = " ".join(str(text).split())
+    return words if len(words) <= 60 else words[:59] + "…"
+
+
+# --- replay ----------------------------------------------------------------------------
+
+
+@dataclass
+class ObservationCheck:
+    """One recorded observation beside the one the real tools produced."""
+
+    position: int  # of the observation in the recording
+    tool: str
+    expected: Any
+    actual: Any
+
+    @property
+    def matches(self) -> bool:
+        return self.expected == self.actual
+
+
+@dataclass
+class ReplayReport:
+    conversation: Conversation
+    checks: list[ObservationCheck] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(check.matches for check in self.checks)
+
+    def mismatches(self) -> list[ObservationCheck]:
+        return [check for check in self.checks if not check.matches]
+
+
+def _answer_text(observation: dict[str, Any]) -> str:
+    # Appendix D records answers as "text" (D.1, D.2) or {"user": "text"} (D.3).
+    result = observation.get("result")
+    if isinstance(result, dict) and isinstance(result.get("user"), str):
+        return result["user"]
+    return result if isinstance(result, str) else json.dumps(result)
+
+
+def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None) -> ReplayReport:
+    """Run a recorded trajectory's planner and caller outputs against the real tools.
+
+    The recorded outputs drive a scripted backend; the recorded answers to
+    ``get_input_from_user``/``follow_up_with_user`` are posted as the user's
+    replies. Returns the new conversation and, for each recorded observation,
+    whether the real tools produced the same one.
+    """
+    from agents.llm.scripted import ScriptedBackend
+    from agents.runtime import Runtime, link_alert
+    from agents.tools import REGISTRY
+
+    states = validate_trajectory(data)
+    planner = [render_planner(s["value"]) for s in states if s["from"] == "planner"]
+    caller = [render_caller(s["value"]) for s in states if s["from"] == "caller"]
+    user_text = next((s["value"] for s in states if s["from"] == "user"), "")
+    answers: list[str] = []
+    recorded: list[tuple[int, str, Any]] = []  # (position, tool, observation) of non-answer observations
+    last_tool = ""
+    for position, state in enumerate(states):
+        if state["from"] == "caller":
+            last_tool = state["value"]["tool"]
+        elif state["from"] == "observation":
+            if last_tool in REGISTRY and REGISTRY.get(last_tool).suspends:
+                answers.append(_answer_text(state["value"]))
+            else:
+                recorded.append((position, last_tool, state["value"]))
+
+    backend = ScriptedBackend(planner=planner, caller=caller)
+    conversation = Conversation.objects.create(user=user, kind=kind, title=_title(user_text))
+    if alert is not None:
+        link_alert(alert, conversation)
+    runtime = Runtime(conversation, backend)
+    runtime.begin(user_text, system=states[0]["value"])
+    runtime.run()
+    report = ReplayReport(conversation=conversation)
+    for answer in answers:
+        conversation.refresh_from_db()
+        if conversation.status != Conversation.Status.WAITING_INPUT:
+            report.problems.append("The recording answers a question the replay never asked.")
+            break
+        runtime = Runtime(conversation, backend)
+        runtime.add_user_message(answer)
+        runtime.run()
+    conversation.refresh_from_db()
+    actual = [
+        (step.payload, _tool_of(conversation, step.index))
+        for step in conversation.steps.filter(role="observation").order_by("index")
+    ]
+    actual = [(payload, tool) for payload, tool in actual if not (tool in REGISTRY and REGISTRY.get(tool).suspends)]
+    for i, (position, tool_name, expected) in enumerate(recorded):
+        got = actual[i][0] if i < len(actual) else None
+        report.checks.append(ObservationCheck(position=position, tool=tool_name, expected=expected, actual=got))
+    if len(actual) > len(recorded):
+        report.problems.append(f"The replay produced {len(actual) - len(recorded)} more observations than recorded.")
+    if conversation.status != Conversation.Status.COMPLETED:
+        report.problems.append(f"The replay ended {conversation.status}: {conversation.error}".strip())
+    return report
+
+
+def _tool_of(conversation: Conversation, observation_index: int) -> str:
+    caller = conversation.steps.filter(role="caller", index__lt=observation_index).order_by("-index").first()
+    return caller.payload.get("tool", "") if caller and isinstance(caller.payload, dict) else ""
