@@ -1,0 +1,323 @@
+"""The SOS guard: hard SOS start, hard SOS end and soft SOS always complete.
+
+These three flows are fixed tool sequences (seed paper D.4 to D.6). The runtime
+lets the model drive them, but checks every proposed call against the next
+required step. When the model emits garbage, proposes a step out of order,
+repeats itself, ends early, times out, raises or is not loaded at all, the
+guard performs every missing step itself, with the same tools (so the same
+database effects, the same outbox rows), writes them into the trajectory like
+any other step, and records on the alert that it acted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agents.models import Conversation
+from agents.trajectory import END
+from health.models import Alert, AlertEvent
+
+if TYPE_CHECKING:
+    from agents.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+# Coordinates are compared to this many degrees (~1 m): the ambulance must be
+# sent where get_location said the user is, not where the model imagines.
+LOCATION_TOLERANCE = 1e-5
+
+
+@dataclass(frozen=True)
+class RequiredStep:
+    """One step of a fixed SOS sequence, and how the guard performs it itself."""
+
+    tool: str
+    action: str
+    # Build the parameters from the database and the trajectory so far; None
+    # means the step cannot be done (e.g. no ambulance was found to message).
+    parameters: Callable[[Runtime], dict[str, Any] | None]
+    recipient: str = ""  # for send_message: "ambulance" or "contacts"
+
+    def matches(self, call: dict[str, Any], states: list[dict[str, Any]]) -> bool:
+        if call.get("tool") != self.tool:
+            return False
+        params = call.get("parameters", {})
+        if self.recipient == "ambulance":
+            return bool(params.get("phone_no")) and not params.get("to_emergency_contacts")
+        if self.recipient == "contacts":
+            return params.get("to_emergency_contacts") is True and not params.get("phone_no")
+        if self.tool == "search_ambulance":
+            located = last_result(states, "get_location")
+            given = params.get("location") or {}
+            return isinstance(located, dict) and all(
+                abs(float(given.get(key, 1e9)) - float(located[key])) <= LOCATION_TOLERANCE
+                for key in ("latitude", "longitude")
+            )
+        return True
+
+
+def last_result(states: list[dict[str, Any]], tool: str) -> Any:
+    """The result of the latest successful call of ``tool`` in ``states`` (None if none)."""
+    for position in range(len(states) - 1, 0, -1):
+        state, previous = states[position], states[position - 1]
+        if (
+            state["from"] == "observation"
+            and previous["from"] == "caller"
+            and previous["value"].get("tool") == tool
+            and "result" in state["value"]
+        ):
+            return state["value"]["result"]
+    return None
+
+
+# --- parameter builders: deterministic, from the database and the trajectory ----------
+
+
+def _name(runtime: Runtime) -> str:
+    user = runtime.conversation.user
+    return user.get_full_name() or user.get_username()
+
+
+def _location_text(runtime: Runtime) -> str:
+    located = last_result(runtime.states, "get_location")
+    if not isinstance(located, dict):
+        return "an unknown location"
+    return f"location {{latitude: {located['latitude']}, longitude: {located['longitude']}}}"
+
+
+def _assigned(runtime: Runtime):
+    from agents.tools.emergency import active_dispatch
+
+    dispatch = active_dispatch(runtime.context(len(runtime.states)))
+    return dispatch.ambulance if dispatch is not None else None
+
+
+def _notify(text: Callable[[Runtime], str]) -> Callable[[Runtime], dict[str, Any]]:
+    return lambda runtime: {"user_id": runtime.user_ref, "message": text(runtime)}
+
+
+def _search(runtime: Runtime) -> dict[str, Any] | None:
+    located = last_result(runtime.states, "get_location")
+    if not isinstance(located, dict):
+        return None
+    return {"location": {"latitude": located["latitude"], "longitude": located["longitude"]}}
+
+
+def _to_ambulance(text: Callable[[Runtime], str]) -> Callable[[Runtime], dict[str, Any] | None]:
+    def build(runtime: Runtime) -> dict[str, Any] | None:
+        ambulance = _assigned(runtime)
+        return None if ambulance is None else {"phone_no": ambulance.phone, "text": text(runtime)}
+
+    return build
+
+
+def _to_contacts(text: Callable[[Runtime], str]) -> Callable[[Runtime], dict[str, Any]]:
+    return lambda runtime: {"text": text(runtime), "to_emergency_contacts": True}
+
+
+def _start_summary(runtime: Runtime) -> str:
+    ambulance = _assigned(runtime)
+    if ambulance is None:
+        first = "No ambulance could be dispatched: call your local emergency number now."
+    else:
+        first = f"Ambulance ({ambulance.code}) with contact {ambulance.phone} has been informed and is on its way."
+    return f"{first} Your emergency contacts have also been notified."
+
+
+_VITAL_LABELS = {
+    "heart_rate": ("Heart Rate", " bpm"),
+    "oxygen": ("Oxygen", "%"),
+    "spo2": ("Oxygen", "%"),
+    "systolic_bp": ("Systolic BP", " mmHg"),
+    "diastolic_bp": ("Diastolic BP", " mmHg"),
+}
+_SLEEP_LABELS = {"deep": "Deep Sleep", "light": "Light Sleep", "rem": "REM", "awake": "Awake"}
+
+
+def soft_sos_text(runtime: Runtime) -> str:
+    """The soft SOS notification of D.4, built from the alert's vitals snapshot."""
+    alert = runtime.alert
+    vitals = (alert.vitals_snapshot if alert is not None else None) or {}
+    rows: list[str] = []
+    # Known vitals first, in D.4's order; the sleep breakdown last.
+    for key in sorted(vitals, key=lambda k: (list(_VITAL_LABELS).index(k) if k in _VITAL_LABELS else 99, k)):
+        value = vitals[key]
+        if isinstance(value, dict):
+            rows += [f"{_SLEEP_LABELS.get(stage, stage.title())}: {mins} minutes" for stage, mins in value.items()]
+        else:
+            label, unit = _VITAL_LABELS.get(key, (key.replace("_", " ").title(), ""))
+            rows.append(f"{label}: {value}{unit}")
+    lines = [
+        "Soft SOS triggered. Abnormal vitals detected.",
+        "If you are feeling unwell, contact emergency services or book an appointment.",
+    ]
+    if rows:
+        lines += ["", "Your Vitals-", *rows]
+    return "\n".join(lines)
+
+
+HARD_SOS_START = (
+    RequiredStep(
+        "notify_user",
+        "Call notify_user to inform the user that the SOS process is being triggered.",
+        _notify(lambda r: "Hard SOS triggered. We are initiating emergency response procedures."),
+    ),
+    RequiredStep("get_location", "Call get_location to fetch the user's current coordinates.", lambda r: {}),
+    RequiredStep(
+        "search_ambulance",
+        "Call search_ambulance with the location to find the nearest available ambulance.",
+        _search,
+    ),
+    RequiredStep(
+        "send_message",
+        "Call send_message to notify the ambulance with the user's location and details.",
+        _to_ambulance(lambda r: f"Ambulance needed at {_location_text(r)} by user {r.user_ref} - {_name(r)}"),
+        recipient="ambulance",
+    ),
+    RequiredStep(
+        "send_message",
+        "Call send_message to notify emergency contacts about the SOS and user's location.",
+        _to_contacts(lambda r: f"SOS triggered by {_name(r)} at {_location_text(r)}"),
+        recipient="contacts",
+    ),
+    RequiredStep(
+        "notify_user",
+        "Call notify_user to inform the user about the completion of the SOS process.",
+        _notify(_start_summary),
+    ),
+)
+
+HARD_SOS_END = (
+    RequiredStep(
+        "notify_user",
+        "Call notify_user to inform the user about the initiation of the End SOS process.",
+        _notify(lambda r: "End SOS triggered. We are notifying all relevant parties."),
+    ),
+    RequiredStep(
+        "get_assigned_ambulance",
+        "Call get_assigned_ambulance to retrieve the ambulance details.",
+        lambda r: {"user_id": r.user_ref},
+    ),
+    RequiredStep(
+        "send_message",
+        "Call send_message to inform the ambulance about the End SOS.",
+        _to_ambulance(
+            lambda r: (
+                f"The SOS triggered by user {r.user_ref} - {_name(r)} has been resolved. "
+                "Ambulance services are no longer required."
+            )
+        ),
+        recipient="ambulance",
+    ),
+    RequiredStep(
+        "send_message",
+        "Call send_message to inform emergency contacts about the SOS resolution.",
+        _to_contacts(
+            lambda r: f"The SOS triggered by {_name(r)} has been resolved. No further assistance is required."
+        ),
+        recipient="contacts",
+    ),
+    RequiredStep(
+        "notify_user",
+        "Call notify_user to inform the user about the successful completion of the End SOS process.",
+        _notify(
+            lambda r: (
+                "The SOS process has been successfully ended. Ambulance and emergency contacts have been informed."
+            )
+        ),
+    ),
+)
+
+SOFT_SOS = (
+    RequiredStep(
+        "notify_user",
+        "Call notify_user to inform the user about the abnormal vitals.",
+        _notify(soft_sos_text),
+    ),
+)
+
+SEQUENCES: dict[str, tuple[RequiredStep, ...]] = {
+    Conversation.Kind.HARD_SOS_START: HARD_SOS_START,
+    Conversation.Kind.HARD_SOS_END: HARD_SOS_END,
+    Conversation.Kind.SOFT_SOS: SOFT_SOS,
+}
+
+
+class SosGuard:
+    """Checks proposed calls against a fixed sequence and completes what is missing."""
+
+    def __init__(self, sequence: tuple[RequiredStep, ...]) -> None:
+        self.sequence = sequence
+
+    def progress(self, states: list[dict[str, Any]]) -> int:
+        """How many required steps the trajectory has completed, in order, successfully."""
+        done = 0
+        for position in range(1, len(states)):
+            state, previous = states[position], states[position - 1]
+            if done == len(self.sequence):
+                break
+            if state["from"] != "observation" or previous["from"] != "caller" or "result" not in state["value"]:
+                continue
+            if self.sequence[done].matches(previous["value"], states[: position - 1]):
+                done += 1
+        return done
+
+    def is_complete(self, states: list[dict[str, Any]]) -> bool:
+        return self.progress(states) == len(self.sequence)
+
+    def allows(self, call: dict[str, Any], states: list[dict[str, Any]]) -> bool:
+        """Whether ``call`` is the next required step (anything after the last one is refused)."""
+        done = self.progress(states)
+        return done < len(self.sequence) and self.sequence[done].matches(call, states)
+
+    def refusal(self, states: list[dict[str, Any]]) -> str:
+        done = self.progress(states)
+        if done == len(self.sequence):
+            return "SOS guard: the SOS sequence is complete; the only next action is <END>."
+        return f"SOS guard: the next required step is {self.sequence[done].tool}."
+
+    def complete(self, runtime: Runtime, *, reason: str) -> None:
+        """Perform every missing step deterministically, end the run, and record that the guard acted."""
+        done = self.progress(runtime.states)
+        performed: list[str] = []
+        failed: list[str] = []
+        for step in self.sequence[done:]:
+            parameters = step.parameters(runtime)
+            if parameters is None:
+                failed.append(f"{step.tool} (skipped: prerequisite missing)")
+                continue
+            reason_text = f"SOS guard: {reason}. Completing the required sequence."
+            runtime.append("planner", {"reason": reason_text, "action": step.action})
+            observation = runtime.execute_call({"tool": step.tool, "parameters": parameters})
+            (performed if "result" in observation else failed).append(step.tool)
+        runtime.append("planner", {"reason": "SOS guard: the SOS sequence is complete.", "action": END})
+        runtime.set_status(
+            Conversation.Status.COMPLETED if not failed else Conversation.Status.FAILED,
+            error="" if not failed else f"SOS guard could not complete: {', '.join(failed)}",
+        )
+        log.warning("SOS guard acted (conversation %s): %s", runtime.conversation.pk, reason)
+        alert = runtime.alert
+        if alert is not None:
+            Alert.objects.filter(pk=alert.pk).update(guard_acted=True)
+            alert.guard_acted = True
+            message = f"The SOS guard completed {len(performed)} step(s) the model did not ({reason})."
+            AlertEvent.objects.create(
+                alert=alert,
+                kind="guard_acted",
+                message=message[:255],
+                data={
+                    "conversation": runtime.conversation.pk,
+                    "reason": reason,
+                    "performed": performed,
+                    "failed": failed,
+                },
+            )
+
+
+def guard_for(kind: str) -> SosGuard | None:
+    """The guard of a conversation kind, or None for unguarded kinds (chat)."""
+    sequence = SEQUENCES.get(kind)
+    return SosGuard(sequence) if sequence is not None else None
