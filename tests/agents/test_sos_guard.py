@@ -1,0 +1,219 @@
+"""The SOS guard completes hard SOS start/end and soft SOS whatever the model
+does: garbage, loops, early <END>, wrong steps, exceptions, timeouts, no model."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from agents.llm.base import BackendError
+from agents.llm.scripted import Delay, ScriptedBackend
+from agents.services import run_hard_sos_end, run_hard_sos_start, run_soft_sos
+from health.models import Alert, AlertEvent, Dispatch, Notification, OutboundMessage
+from tests.agents.helpers import call, end, plan, states
+from tests.factories import AlertFactory
+
+
+@pytest.fixture
+def hard_alert(alice):
+    return AlertFactory(user=alice, kind=Alert.Kind.HARD, condition="")
+
+
+def garbage() -> ScriptedBackend:
+    noise = "}}{{ lorem <reason> ipsum"
+    return ScriptedBackend(planner=itertools.repeat(noise), caller=itertools.repeat(noise))
+
+
+def assert_sos_started_by_the_guard(alert, alice_contacts, ambulance) -> None:
+    alert.refresh_from_db()
+    assert alert.guard_acted is True
+    assert Dispatch.objects.get(alert=alert).ambulance == ambulance
+    recipients = sorted(m.recipient for m in OutboundMessage.objects.filter(alert=alert))
+    assert recipients == sorted([ambulance.phone, *(c.phone for c in alice_contacts)])
+    event = AlertEvent.objects.get(alert=alert, kind="guard_acted")
+    assert "SOS guard completed" in event.message
+    assert alert.conversation.status == "completed"
+
+
+def test_a_garbage_emitting_model_still_gets_the_ambulance_dispatched_and_contacts_messaged(
+    hard_alert, alice_contacts, ambulances
+):
+    conversation = run_hard_sos_start(hard_alert.pk, backend=garbage())
+
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+    guard_calls = [s["value"]["tool"] for s in states(conversation) if s["from"] == "caller"]
+    assert guard_calls == [
+        "notify_user",
+        "get_location",
+        "search_ambulance",
+        "send_message",
+        "send_message",
+        "notify_user",
+    ]
+    assert states(conversation)[-1]["value"]["action"] == "<END>"
+    ambulance_message = OutboundMessage.objects.get(recipient_kind="ambulance")
+    assert "latitude: 52.52, longitude: 13.405" in ambulance_message.body
+
+
+def test_a_raising_model_still_completes_the_hard_sos(hard_alert, alice_contacts, ambulances):
+    backend = ScriptedBackend(planner=[RuntimeError("CUDA out of memory")])
+
+    run_hard_sos_start(hard_alert.pk, backend=backend)
+
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+    assert "raised RuntimeError" in AlertEvent.objects.get(kind="guard_acted").data["reason"]
+
+
+def test_a_model_that_times_out_mid_sequence_is_completed_by_the_guard(
+    settings, alice, hard_alert, alice_contacts, ambulances
+):
+    settings.AGENT_CALL_TIMEOUT_SECONDS = 0.2
+    backend = ScriptedBackend(
+        planner=[plan("Hard SOS.", "Call notify_user."), Delay(2.0, plan("late", "too late"))],
+        caller=[call("notify_user", user_id=str(alice.pk), message="Hard SOS triggered.")],
+    )
+
+    conversation = run_hard_sos_start(hard_alert.pk, backend=backend)
+
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+    # The model's own first step counts: the user is not notified twice.
+    assert Notification.objects.filter(user=alice, title="Hard SOS triggered.").count() == 1
+    assert "timed out" in AlertEvent.objects.get(kind="guard_acted").data["reason"]
+    assert AlertEvent.objects.get(kind="guard_acted").data["performed"] == [
+        "get_location",
+        "search_ambulance",
+        "send_message",
+        "send_message",
+        "notify_user",
+    ]
+    assert conversation.status == "completed"
+
+
+def test_no_model_loaded_still_completes_the_hard_sos(settings, hard_alert, alice_contacts, ambulances):
+    settings.AGENT_BACKEND = "transformers"  # not available in this build: get_backend() refuses
+
+    run_hard_sos_start(hard_alert.pk)
+
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+    assert AlertEvent.objects.get(kind="guard_acted").data["reason"] == "no model is loaded"
+
+
+def test_a_step_out_of_order_is_refused_and_the_guard_takes_over(alice, hard_alert, alice_contacts, ambulances):
+    backend = ScriptedBackend(
+        planner=[plan("Hard SOS.", "Skip ahead and message the contacts.")],
+        caller=[call("send_message", text="help", to_emergency_contacts=True)],
+    )
+
+    conversation = run_hard_sos_start(hard_alert.pk, backend=backend)
+
+    assert states(conversation)[4] == {
+        "from": "observation",
+        "value": {"error": "SOS guard: the next required step is notify_user."},
+    }
+    assert OutboundMessage.objects.filter(body="help").count() == 0
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+
+
+def test_an_early_end_is_completed_by_the_guard(alice, hard_alert, alice_contacts, ambulances):
+    backend = ScriptedBackend(planner=[end("Nothing to do.")])
+
+    run_hard_sos_start(hard_alert.pk, backend=backend)
+
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+
+
+def test_a_model_that_loops_is_stopped_and_completed(alice, hard_alert, alice_contacts, ambulances):
+    ref = str(alice.pk)
+    backend = ScriptedBackend(
+        planner=itertools.repeat(plan("Tell the user.", "Call notify_user.")),
+        caller=itertools.repeat(call("notify_user", user_id=ref, message="Hard SOS triggered.")),
+    )
+
+    run_hard_sos_start(hard_alert.pk, backend=backend)
+
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+    assert Notification.objects.filter(title="Hard SOS triggered.").count() == 1
+
+
+def test_an_ambulance_sent_to_an_invented_location_is_refused(alice, hard_alert, alice_contacts, ambulances):
+    ref = str(alice.pk)
+    backend = ScriptedBackend(
+        planner=[plan("a", "notify"), plan("b", "locate"), plan("c", "search")],
+        caller=[
+            call("notify_user", user_id=ref, message="Hard SOS triggered."),
+            call("get_location"),
+            call("search_ambulance", location={"latitude": 48.14, "longitude": 11.58}),  # Munich, not Berlin
+        ],
+    )
+
+    run_hard_sos_start(hard_alert.pk, backend=backend)
+
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+
+
+def test_a_made_up_ambulance_number_is_refused_and_the_real_one_messaged(alice, hard_alert, alice_contacts, ambulances):
+    ref = str(alice.pk)
+    backend = ScriptedBackend(
+        planner=[plan("a", "notify"), plan("b", "locate"), plan("c", "search"), plan("d", "message the ambulance")],
+        caller=[
+            call("notify_user", user_id=ref, message="Hard SOS triggered."),
+            call("get_location"),
+            call("search_ambulance", location={"latitude": 52.52, "longitude": 13.405}),
+            call("send_message", phone_no="+14155550000", text="Come quickly"),
+        ],
+    )
+
+    run_hard_sos_start(hard_alert.pk, backend=backend)
+
+    assert not OutboundMessage.objects.filter(recipient="+14155550000").exists()
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+
+
+def test_hard_sos_end_with_garbage_still_stands_down_the_ambulance_and_the_contacts(
+    hard_alert, alice_contacts, ambulances
+):
+    Dispatch.objects.create(alert=hard_alert, ambulance=ambulances["near"])
+
+    conversation = run_hard_sos_end(hard_alert.pk, backend=garbage())
+
+    assert conversation.status == "completed"
+    bodies = {m.recipient_kind: m.body for m in OutboundMessage.objects.filter(alert=hard_alert)}
+    assert "no longer required" in bodies["ambulance"]
+    assert "has been resolved" in bodies["emergency_contact"]
+    assert OutboundMessage.objects.filter(alert=hard_alert).count() == 3
+    hard_alert.refresh_from_db()
+    assert hard_alert.guard_acted is True
+
+
+def test_soft_sos_with_a_crashing_model_still_notifies_the_user_with_the_vitals(alice):
+    alert = AlertFactory(
+        user=alice,
+        kind=Alert.Kind.SOFT,
+        condition="bradycardia",
+        vitals_snapshot={"oxygen": 85, "heart_rate": 41, "sleep": {"deep": 75, "rem": 94}},
+    )
+
+    run_soft_sos(alert.pk, backend=ScriptedBackend(planner=[BackendError("model file missing")]))
+
+    notification = Notification.objects.get(user=alice)
+    assert notification.body == (
+        "Soft SOS triggered. Abnormal vitals detected.\n"
+        "If you are feeling unwell, contact emergency services or book an appointment.\n\n"
+        "Your Vitals-\nHeart Rate: 41 bpm\nOxygen: 85%\nDeep Sleep: 75 minutes\nREM: 94 minutes"
+    )
+    alert.refresh_from_db()
+    assert alert.guard_acted is True
+
+
+def test_without_an_available_ambulance_the_guard_still_messages_the_contacts_and_says_so(
+    alice, hard_alert, alice_contacts
+):
+    conversation = run_hard_sos_start(hard_alert.pk, backend=garbage())
+
+    assert conversation.status == "failed"
+    assert OutboundMessage.objects.filter(recipient_kind="emergency_contact").count() == 2
+    last_notice = Notification.objects.filter(user=alice).order_by("-id").first()
+    assert last_notice.title.startswith("No ambulance could be dispatched")
+    event = AlertEvent.objects.get(alert=hard_alert, kind="guard_acted")
+    assert event.data["failed"] == ["search_ambulance", "send_message (skipped: prerequisite missing)"]
