@@ -76,6 +76,25 @@ def system_value(user, now) -> dict[str, Any]:
     }
 
 
+def pending_question(conversation: Conversation) -> str | None:
+    """The question a conversation waits on (None unless it is waiting for the user)."""
+    if conversation.status != Conversation.Status.WAITING_INPUT:
+        return None
+    last = conversation.steps.order_by("-index").first()
+    if last is None or last.role != AgentStep.Role.CALLER or last.payload.get("tool") not in REGISTRY:
+        return None
+    tool = REGISTRY.get(last.payload["tool"])
+    context = ToolContext(user=conversation.user, conversation=conversation, step_index=last.index)
+    # Suspending tools have no side effects, so asking them again is safe; the
+    # user_id was checked when the call ran.
+    context.user_ref = str(last.payload.get("parameters", {}).get("user_id", context.user_ref))
+    try:
+        ask = tool(context, **last.payload.get("parameters", {}))
+    except (ToolError, ModelOutputError, TypeError):
+        return None
+    return ask.question if isinstance(ask, AskUser) else None
+
+
 def _tz(user):
     return ToolContext(user=user).tz
 

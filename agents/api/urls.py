@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from rest_framework.routers import SimpleRouter
 
+from agents.api.views import ConversationViewSet
+
 router = SimpleRouter(trailing_slash=True)
+router.register("conversations", ConversationViewSet, basename="conversation")
 
 urlpatterns = router.urls

@@ -1,0 +1,85 @@
+"""/api/conversations/: the user's chats with the assistant, their agent steps,
+and trajectories in and out (seed paper §6.1.1). Every query is scoped to the
+signed-in user: another user's conversation is a 404, like a missing one."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from agents.api.serializers import AgentStepSerializer, ConversationSerializer, MessageSerializer
+from agents.models import Conversation
+from agents.services import ConversationBusy, post_user_message, start_chat
+from agents.trajectory import TrajectoryError, export_conversation, import_trajectory
+
+TRAJECTORY = OpenApiResponse(description="A list of {'from', 'value'} states (seed paper §6.1.1).")
+
+
+class Busy(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The assistant is still working on this conversation."
+    default_code = "conversation_busy"
+
+
+class ConversationViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+):
+    """The signed-in user's conversations with the assistant."""
+
+    serializer_class = ConversationSerializer
+
+    def get_queryset(self) -> QuerySet[Conversation]:
+        if getattr(self, "swagger_fake_view", False):
+            return Conversation.objects.none()
+        return Conversation.objects.filter(user=self.request.user).order_by("-updated_at", "-id")
+
+    @extend_schema(request=MessageSerializer, responses={201: ConversationSerializer})
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        """Start a chat with the user's first message; the assistant answers over the websocket."""
+        message = MessageSerializer(data=request.data)
+        message.is_valid(raise_exception=True)
+        conversation = start_chat(request.user, message.validated_data["text"])
+        return Response(ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=MessageSerializer,
+        responses={202: ConversationSerializer, 409: OpenApiResponse(description="The assistant is busy.")},
+    )
+    @action(detail=True, methods=["post"])
+    def messages(self, request: Request, pk: str | None = None) -> Response:
+        """Post the user's next message: the answer to the pending question, or a new request."""
+        conversation = self.get_object()
+        message = MessageSerializer(data=request.data)
+        message.is_valid(raise_exception=True)
+        try:
+            conversation = post_user_message(conversation.pk, request.user, message.validated_data["text"])
+        except ConversationBusy as exc:
+            raise Busy(str(exc)) from exc
+        return Response(ConversationSerializer(conversation).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses={200: AgentStepSerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def steps(self, request: Request, pk: str | None = None) -> Response:
+        """Every agent step of the conversation, in order, with latency and token counts."""
+        conversation = self.get_object()
+        return Response(AgentStepSerializer(conversation.steps.order_by("index"), many=True).data)
+
+    @extend_schema(responses={200: TRAJECTORY})
+    @action(detail=True, methods=["get"])
+    def export(self, request: Request, pk: str | None = None) -> Response:
+        """The conversation as a seed-paper trajectory."""
+        return Response(export_conversation(self.get_object()))
+
+    @extend_schema(request=TRAJECTORY, responses={201: ConversationSerializer})
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_trajectory(self, request: Request) -> Response:
+        """Store a trajectory (a list of states, or {'interaction_trajectory': [...]}) as a new conversation."""
+        try:
+            conversation = import_trajectory(request.user, request.data)
+        except TrajectoryError as exc:
+            raise exceptions.ValidationError({"trajectory": exc.errors}) from exc
+        return Response(ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
