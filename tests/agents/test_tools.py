@@ -1,0 +1,237 @@
+"""Tools on the real models, called through the registry with an injected context."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from agents.tools import REGISTRY, InvalidArguments, NotAuthorised, NotFound, ToolContext
+from agents.tools.emergency import haversine_km
+from health.models import Alert, Dispatch, Medication, OutboundMessage
+from tests.agents.helpers import BERLIN
+from tests.factories import (
+    AlertFactory,
+    AppointmentFactory,
+    DailyReportFactory,
+    DeviceFactory,
+    SlotFactory,
+    SpecialistFactory,
+    SymptomRecordFactory,
+    VitalReadingFactory,
+)
+
+
+def run(tool: str, ctx: ToolContext, **parameters):
+    REGISTRY.get(tool).validate(parameters)
+    return REGISTRY.get(tool)(ctx, **parameters)
+
+
+@pytest.fixture
+def ctx(alice) -> ToolContext:
+    return ToolContext(user=alice)
+
+
+def test_haversine_gives_the_great_circle_distance():
+    assert haversine_km(52.52, 13.405, 48.137, 11.575) == pytest.approx(504, abs=1)
+    assert haversine_km(0, 0, 0, 180) == pytest.approx(20015, abs=1)
+
+
+def test_specialists_are_searched_within_the_users_date_and_time_range(ctx, gp_slot, tomorrow_at_ten):
+    later = SlotFactory(
+        specialist=SpecialistFactory(name="Dr. Late", specialization=gp_slot.specialist.specialization),
+        starts_at=tomorrow_at_ten + dt.timedelta(hours=5),
+        ends_at=tomorrow_at_ten + dt.timedelta(hours=5, minutes=30),
+    )
+    schedule = {"date": f"{tomorrow_at_ten:%Y-%m-%d}", "time_range": "14:00-18:00"}
+
+    found = run("get_available_specialists", ctx, symptoms="cough", specialization="GP", user_schedule=schedule)
+
+    assert found == {
+        "specialist_id": str(later.specialist_id),
+        "name": "Dr. Late (General Physician)",
+        "available_slot": {"date": f"{tomorrow_at_ten:%Y-%m-%d}", "time": "15:00-15:30"},
+    }
+
+
+def test_held_and_past_slots_are_not_offered(ctx, gp_slot, general_physician):
+    AppointmentFactory(slot=gp_slot)
+    past = dt.datetime.now(tz=BERLIN) - dt.timedelta(hours=2)
+    SlotFactory(
+        specialist=SpecialistFactory(specialization=general_physician),
+        starts_at=past,
+        ends_at=past + dt.timedelta(minutes=30),
+    )
+
+    with pytest.raises(NotFound, match="No general physician has a free slot"):
+        run("get_available_specialists", ctx, symptoms="cough", specialization="general physician")
+
+
+def test_an_unknown_specialization_lists_the_known_ones(ctx, general_physician):
+    with pytest.raises(NotFound, match="Known specializations: general physician"):
+        run("get_available_specialists", ctx, symptoms="rash", specialization="wizard")
+
+
+def test_past_complaints_match_by_symptom_words_within_the_date_range(ctx, alice, bob):
+    SymptomRecordFactory(user=alice, text="mild body aches", recorded_at=dt.datetime(2024, 6, 2, 9, tzinfo=BERLIN))
+    SymptomRecordFactory(user=alice, text="body ache again", recorded_at=dt.datetime(2025, 1, 5, 9, tzinfo=BERLIN))
+    SymptomRecordFactory(user=alice, text="itchy eyes", recorded_at=dt.datetime(2024, 7, 1, 9, tzinfo=BERLIN))
+    SymptomRecordFactory(user=bob, text="body aches", recorded_at=dt.datetime(2024, 6, 3, 9, tzinfo=BERLIN))
+
+    found = run(
+        "retrieve_past_complaints",
+        ctx,
+        user_id=str(alice.pk),
+        symptoms="fever, body aches",
+        date_range={"start_date": "2024-01-01", "end_date": "2024-12-31"},
+    )
+
+    assert found == [{"date": "2024-06-02", "symptoms": "mild body aches"}]
+
+
+def test_the_location_prefers_the_alert_then_the_freshest_device_then_home(alice):
+    assert run("get_location", ToolContext(user=alice)) == {"latitude": 52.52, "longitude": 13.405}
+    device = DeviceFactory(user=alice)
+    device.last_latitude, device.last_longitude = 50.0, 8.0
+    device.save()
+    assert run("get_location", ToolContext(user=alice)) == {"latitude": 50.0, "longitude": 8.0}
+    alert = AlertFactory(user=alice, kind=Alert.Kind.HARD, latitude=1.5, longitude=2.5)
+    assert run("get_location", ToolContext(user=alice, alert=alert)) == {"latitude": 1.5, "longitude": 2.5}
+
+
+def test_an_unknown_location_is_reported(bob):
+    bob.profile.home_latitude = bob.profile.home_longitude = None
+    bob.profile.save()
+
+    with pytest.raises(NotFound, match="location is unknown"):
+        run("get_location", ToolContext(user=bob))
+
+
+def test_the_nearest_available_ambulance_is_dispatched_once(alice, ambulances):
+    alert = AlertFactory(user=alice, kind=Alert.Kind.HARD)
+    other_alert = AlertFactory(kind=Alert.Kind.HARD)
+    ctx = ToolContext(user=alice, alert=alert)
+    berlin = {"latitude": 52.52, "longitude": 13.405}
+
+    first = run("search_ambulance", ctx, location=berlin)
+    again = run("search_ambulance", ctx, location=berlin)
+    for_someone_else = run("search_ambulance", ToolContext(user=other_alert.user, alert=other_alert), location=berlin)
+
+    assert first == again == {"ambulance_id": "AMB-NEAR", "phone_no": "+14155560001"}
+    assert for_someone_else["ambulance_id"] == "AMB-FAR"  # the near one is taken, the busy one unavailable
+    assert Dispatch.objects.filter(alert=alert).count() == 1
+    assert alert.events.get(kind="ambulance_assigned").data == {"ambulance": "AMB-NEAR", "distance_km": 1.162}
+
+
+def test_no_available_ambulance_is_reported(alice, db):
+    alert = AlertFactory(user=alice, kind=Alert.Kind.HARD)
+
+    with pytest.raises(NotFound, match="No ambulance is available"):
+        run("search_ambulance", ToolContext(user=alice, alert=alert), location={"latitude": 0.0, "longitude": 0.0})
+
+
+def test_a_patient_who_turned_sms_off_gets_no_messages_sent(alice, alice_contacts):
+    alice.profile.sms_opt_in = False
+    alice.profile.save()
+
+    with pytest.raises(NotAuthorised, match="turned off SMS"):
+        run("send_message", ToolContext(user=alice), text="hi", to_emergency_contacts=True)
+    assert not OutboundMessage.objects.exists()
+
+
+def test_a_message_needs_a_recipient(ctx):
+    with pytest.raises(InvalidArguments, match="Give phone_no or set to_emergency_contacts"):
+        run("send_message", ctx, text="hi")
+
+
+def test_a_notification_needs_text(ctx, alice):
+    with pytest.raises(InvalidArguments, match="needs the text"):
+        run("notify_user", ctx, user_id=str(alice.pk))
+
+
+def test_a_medication_reminder_creates_the_medication_and_one_reminder_per_time(ctx, alice):
+    result = run(
+        "set_medication_reminder",
+        ctx,
+        user_id=str(alice.pk),
+        medicine_name="Amoxicillin 500 mg",
+        times=["20:00", "08:00", "14:00"],
+        dose="1 tablet",
+        duration_days=5,
+        food_timing="after",
+        start_date="2026-03-01",
+    )
+    run(
+        "set_medication_reminder",
+        ctx,
+        user_id=str(alice.pk),
+        medicine_name="Amoxicillin 500 mg",
+        times=["08:00", "14:00", "20:00"],
+        start_date="2026-03-01",
+    )
+
+    assert result == {"medicine": "Amoxicillin 500 mg", "reminder_times": ["08:00", "14:00", "20:00"]}
+    medication = Medication.objects.get(user=alice)
+    assert (medication.times_per_day, medication.end_date, medication.food_timing) == (3, dt.date(2026, 3, 5), "after")
+    assert [f"{r.time_of_day:%H:%M}" for r in medication.reminders.all()] == ["08:00", "14:00", "20:00"]
+
+
+def test_a_malformed_reminder_time_is_refused(ctx, alice):
+    with pytest.raises(InvalidArguments, match="not in HH:MM format"):
+        run("set_medication_reminder", ctx, user_id=str(alice.pk), medicine_name="X", times=["8 am"])
+
+
+def test_latest_vitals_take_each_metric_from_its_latest_reading(ctx, alice):
+    device = DeviceFactory(user=alice)
+    now = dt.datetime(2026, 3, 1, 12, tzinfo=BERLIN)
+    VitalReadingFactory(device=device, measured_at=now, heart_rate=80, spo2=None)
+    VitalReadingFactory(device=device, measured_at=now - dt.timedelta(hours=1), heart_rate=70, spo2=96.0)
+
+    vitals = run("get_latest_vitals", ctx, user_id=str(alice.pk))
+
+    assert (vitals["heart_rate"], vitals["spo2"]) == (80, 96.0)
+    assert vitals["spo2_measured_at"] == "2026-03-01T11:00+01:00"
+
+
+def test_the_daily_report_is_found_by_date_or_latest(ctx, alice):
+    DailyReportFactory(user=alice, date=dt.date(2026, 3, 1), narrative="Quiet day.", anomalies=[])
+    DailyReportFactory(user=alice, date=dt.date(2026, 3, 2), narrative="Low oxygen at night.", anomalies=["spo2"])
+
+    assert run("get_daily_report", ctx, user_id=str(alice.pk))["summary"] == "Low oxygen at night."
+    assert run("get_daily_report", ctx, user_id=str(alice.pk), date="2026-03-01")["summary"] == "Quiet day."
+    with pytest.raises(NotFound):
+        run("get_daily_report", ctx, user_id=str(alice.pk), date="2020-01-01")
+
+
+def test_appointment_history_lists_the_users_entries(ctx, alice, gp_slot):
+    from agents.llm.scripted import ScriptedBackend
+    from agents.services import start_chat
+    from tests.agents.helpers import call, end, plan, slot_text
+
+    when = slot_text(gp_slot)
+    backend = ScriptedBackend(
+        planner=[plan("a", "save"), end()],
+        caller=[
+            call(
+                "save_appointment_history",
+                user_id=str(alice.pk),
+                symptoms="cough",
+                specialist_id=str(gp_slot.specialist_id),
+                appointment_time_date=when,
+            )
+        ],
+    )
+    start_chat(alice, "Remember my GP visit.", backend=backend)
+
+    history = run("get_appointment_history", ctx, user_id=str(alice.pk))
+
+    start = gp_slot.starts_at.astimezone(BERLIN)
+    assert history == [
+        {
+            "date": f"{start:%Y-%m-%d}",
+            "time": "10:00",
+            "specialist": "Dr. Diego Arroyo",
+            "specialization": "general physician",
+            "symptoms": "cough",
+        }
+    ]
