@@ -273,11 +273,19 @@ class SosGuard:
         done = self.progress(states)
         return done < len(self.sequence) and self.sequence[done].matches(call, states)
 
-    def refusal(self, states: list[dict[str, Any]]) -> str:
+    def refusal(self, call: dict[str, Any], states: list[dict[str, Any]]) -> str:
+        """Why ``call`` is refused, for the error observation."""
         done = self.progress(states)
         if done == len(self.sequence):
             return "SOS guard: the SOS sequence is complete; the only next action is <END>."
-        return f"SOS guard: the next required step is {self.sequence[done].tool}."
+        step = self.sequence[done]
+        if call.get("tool") != step.tool:
+            return f"SOS guard: the next required step is {step.tool}."
+        if step.tool == "search_ambulance":
+            return "SOS guard: search_ambulance must use the location returned by get_location."
+        if step.recipient:
+            return f"SOS guard: this send_message step goes to the {step.recipient}."
+        return f"SOS guard: these parameters are not allowed for {step.tool}."
 
     def complete(self, runtime: Runtime, *, reason: str) -> None:
         """Perform every missing step deterministically, end the run, and record that the guard acted."""

@@ -270,7 +270,7 @@ class Runtime:
                 self.append("observation", {"error": str(exc)})
                 continue
             if self.guard is not None and not self.guard.allows(call, self.states[:-1]):
-                self.append("observation", {"error": self.guard.refusal(self.states[:-1])})
+                self.append("observation", {"error": self.guard.refusal(call, self.states[:-1])})
                 raise RunFailed(f"the model proposed {call['tool']} out of the SOS sequence")
             if self._execute(index, call) == "error" and self.guard is not None:
                 raise RunFailed(f"{call['tool']} failed")
