@@ -1,0 +1,21 @@
+"""Daily reports: written by the evening report generator, so read-only here."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from health.admin.base import ViewOnlyAdmin
+from health.models import DailyReport
+
+
+@admin.register(DailyReport)
+class DailyReportAdmin(ViewOnlyAdmin):
+    list_display = ("date", "user", "anomaly_count", "generated_at")
+    list_filter = ("user",)
+    search_fields = ("user__username", "narrative")
+    list_select_related = ("user",)
+    date_hierarchy = "date"
+
+    @admin.display(description="anomalies")
+    def anomaly_count(self, report: DailyReport) -> int:
+        return len(report.anomalies)
