@@ -24,6 +24,9 @@ def queue_sms(
     The idempotency key makes a retried caller (a redelivered task, a replayed
     SOS step) find the message it already queued instead of queuing it twice.
     Callers decide who may be messaged; this function only records the intent.
+
+    A newly created message is handed to the delivery task once the caller's
+    transaction commits; a found one is not (its own delivery is under way).
     """
     number = normalize_e164(recipient)
     existing = OutboundMessage.objects.filter(idempotency_key=idempotency_key).first()
@@ -44,4 +47,21 @@ def queue_sms(
     except IntegrityError:
         # Lost a race with a concurrent caller using the same key.
         return OutboundMessage.objects.get(idempotency_key=idempotency_key), False
+    _deliver_after_commit(message.pk)
     return message, True
+
+
+def _deliver_after_commit(message_id: int) -> None:
+    """Enqueue delivery once the current transaction commits: a worker never
+    looks for a row it cannot see yet, or one that was rolled back. Robust: if
+    the broker is down, the caller's committed work stands and the
+    stale-message sweep delivers the message later."""
+
+    def enqueue_delivery() -> None:
+        # Imported here, not at the top: health.tasks grows to import services
+        # that queue SMS themselves.
+        from health.tasks import deliver_message
+
+        deliver_message.delay(message_id)
+
+    transaction.on_commit(enqueue_delivery, robust=True)

@@ -1,0 +1,200 @@
+"""Delivering outbox messages: each message reaches the provider at most once,
+however often, and however concurrently, delivery is asked for.
+
+Why asking twice is normal here: Celery acknowledges a delivery task only after
+it finished (``acks_late``), so a worker that dies mid-task has the task
+redelivered; a task that outlives the broker's visibility timeout is redelivered
+too; and the stale-message sweep re-enqueues anything left queued. Each of those
+calls ``deliver()`` again for a message that may already be on its way.
+
+The outbox row is the record of truth, with these states:
+
+- ``queued``: not delivered yet. ``attempts`` counts attempts started,
+  ``last_attempt_at`` stamps the latest, ``status_detail`` is ``"sending"``
+  while one is under way and the reason while a retry waits.
+- ``sent``, ``failed``, ``not_sent``: final. Delivery never touches them again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import logging
+
+from django.db.models import F, Q
+from django.utils import timezone
+
+from health.messaging.transports import NotSent, TransportError, get_transport
+from health.models import OutboundMessage
+
+logger = logging.getLogger(__name__)
+
+Status = OutboundMessage.Status
+
+# status_detail while an attempt is under way (also what the outbox UI shows).
+SENDING = "sending"
+# An attempt "leases" its message for this long: another delivery arriving
+# meanwhile (a duplicate task, the sweep) leaves it alone instead of sending in
+# parallel. Longer than an attempt can take (a lookup and a send, each bounded
+# by the transport's HTTP timeout), so only a dead attempt's lease runs out.
+ATTEMPT_LEASE = dt.timedelta(minutes=2)
+# A message still queued this long after its last attempt (or its creation,
+# when never attempted) has lost its task: the broker dropped it, or the worker
+# died holding it. Longer than the delivery task's largest retry countdown, so
+# the sweep does not race a retry that is merely waiting.
+STALE_AFTER = dt.timedelta(minutes=5)
+DETAIL_MAX_LENGTH = OutboundMessage._meta.get_field("status_detail").max_length
+
+
+class Outcome(enum.StrEnum):
+    """What one call of ``deliver()`` did."""
+
+    SENT = "sent"
+    # The provider already had the message from an interrupted attempt.
+    ADOPTED = "adopted"
+    FAILED = "failed"
+    NOT_SENT = "not_sent"
+    # Already final (or deleted): nothing to do.
+    SKIPPED = "skipped"
+    # Another attempt holds the lease; it (or the sweep) will finish the job.
+    BUSY = "busy"
+
+
+def deliver(message_id: int) -> Outcome:
+    """Deliver outbox message ``message_id`` unless it is final or being
+    delivered right now, and return what happened.
+
+    Never sends a message twice: see the in-doubt case below. A permanent
+    provider error marks the message ``failed``; no provider marks it
+    ``not_sent``. A transient error leaves it ``queued`` with the reason in
+    ``status_detail`` and is raised as ``TransportError`` for the caller to
+    retry later.
+    """
+    if not _claim(message_id):
+        return _unclaimed_outcome(message_id)
+    message = OutboundMessage.objects.get(pk=message_id)
+    transport = get_transport()
+    provider_id: str | None = None
+    try:
+        if message.attempts > 1:
+            # IN DOUBT. An earlier attempt started and recorded no outcome: it
+            # may have died (worker killed, host lost) after the provider
+            # accepted the message and before we stored the provider id, or its
+            # request timed out after reaching the provider. Sending again
+            # could text an emergency contact twice, so first ask the provider
+            # whether it already has this message, and adopt its id if so.
+            # Only when it has none do we send. A retry after an error the
+            # provider answered costs one extra lookup; that is the price of
+            # treating every unrecorded attempt alike.
+            provider_id = _unclaimed(transport.find_matching(message))
+        adopted = provider_id is not None
+        if provider_id is None:
+            provider_id = transport.send(message)
+    except NotSent as exc:
+        _finish(message_id, Status.NOT_SENT, f"not sent: {exc.message}")
+        return _logged(message_id, Outcome.NOT_SENT, message.attempts)
+    except TransportError as exc:
+        if exc.permanent:
+            _finish(message_id, Status.FAILED, f"failed: {exc.message}")
+            return _logged(message_id, Outcome.FAILED, message.attempts)
+        _release(message_id, f"retrying: {exc.message}")
+        logger.info("message %s: transient error on attempt %s, will retry", message_id, message.attempts)
+        raise
+    _record_sent(message_id, provider_id)
+    return _logged(message_id, Outcome.ADOPTED if adopted else Outcome.SENT, message.attempts)
+
+
+def give_up(message_id: int, error: TransportError) -> bool:
+    """Mark a still-queued message ``failed`` with ``error`` as the reason, after
+    its retries ran out; return whether it was marked.
+
+    Leaves alone a message that is final, or that another attempt is
+    delivering right now: that attempt's outcome is the truer one.
+    """
+    now = timezone.now()
+    message = OutboundMessage.objects.filter(pk=message_id).first()
+    if message is None:
+        return False
+    detail = f"failed after {message.attempts} attempts: {error.message}"
+    marked = (
+        OutboundMessage.objects.filter(pk=message_id, status=Status.QUEUED)
+        .exclude(_in_flight(now))
+        .update(status=Status.FAILED, status_detail=detail[:DETAIL_MAX_LENGTH])
+    )
+    if marked:
+        logger.warning("message %s: failed after %s attempts", message_id, message.attempts)
+    return bool(marked)
+
+
+def stale_message_ids(limit: int = 500) -> list[int]:
+    """Ids of queued messages nobody has tried to deliver for ``STALE_AFTER``,
+    oldest first: their delivery task was lost, and delivering them again is
+    safe because ``deliver()`` is idempotent."""
+    cutoff = timezone.now() - STALE_AFTER
+    stale = OutboundMessage.objects.filter(status=Status.QUEUED).filter(
+        Q(last_attempt_at__lt=cutoff) | Q(last_attempt_at__isnull=True, created_at__lt=cutoff)
+    )
+    return list(stale.order_by("created_at").values_list("pk", flat=True)[:limit])
+
+
+def _unclaimed(provider_ids: list[str]) -> str | None:
+    """The first of ``provider_ids`` that no other outbox row has recorded: an
+    identical text to the same person (a daily reminder, a repeated alert) that
+    was delivered and recorded is that row's, not this one's."""
+    recorded = set(
+        OutboundMessage.objects.filter(provider_message_id__in=provider_ids).values_list(
+            "provider_message_id", flat=True
+        )
+    )
+    return next((provider_id for provider_id in provider_ids if provider_id not in recorded), None)
+
+
+def _in_flight(now: dt.datetime) -> Q:
+    return Q(status_detail=SENDING, last_attempt_at__gt=now - ATTEMPT_LEASE)
+
+
+def _claim(message_id: int) -> bool:
+    """Start an attempt: count it, stamp it and take the lease, all in one
+    conditional UPDATE, so two deliveries racing for the same row cannot both
+    win (the database serialises the UPDATE on SQLite and PostgreSQL alike)
+    and no transaction is held open during the provider call."""
+    now = timezone.now()
+    claimed = (
+        OutboundMessage.objects.filter(pk=message_id, status=Status.QUEUED)
+        .exclude(_in_flight(now))
+        .update(attempts=F("attempts") + 1, last_attempt_at=now, status_detail=SENDING)
+    )
+    return claimed == 1
+
+
+def _unclaimed_outcome(message_id: int) -> Outcome:
+    status = OutboundMessage.objects.filter(pk=message_id).values_list("status", flat=True).first()
+    outcome = Outcome.BUSY if status == Status.QUEUED else Outcome.SKIPPED
+    logger.info("message %s: %s (status %s)", message_id, outcome, status or "missing")
+    return outcome
+
+
+def _record_sent(message_id: int, provider_id: str) -> None:
+    # Not conditional on "queued": once the provider has the message it was
+    # sent, even if a late give_up() marked it failed meanwhile.
+    OutboundMessage.objects.filter(pk=message_id).exclude(status=Status.SENT).update(
+        status=Status.SENT, status_detail="", provider_message_id=provider_id, sent_at=timezone.now()
+    )
+
+
+def _finish(message_id: int, status: str, detail: str) -> None:
+    OutboundMessage.objects.filter(pk=message_id, status=Status.QUEUED).update(
+        status=status, status_detail=detail[:DETAIL_MAX_LENGTH]
+    )
+
+
+def _release(message_id: int, detail: str) -> None:
+    """End an attempt without an outcome: the message stays queued, its lease
+    is given up so the retry may start at once, and the reason is shown."""
+    OutboundMessage.objects.filter(pk=message_id, status=Status.QUEUED).update(status_detail=detail[:DETAIL_MAX_LENGTH])
+
+
+def _logged(message_id: int, outcome: Outcome, attempt: int) -> Outcome:
+    # Ids and states only: numbers and bodies are health data.
+    logger.info("message %s: %s on attempt %s", message_id, outcome, attempt)
+    return outcome

@@ -1,0 +1,51 @@
+"""Celery tasks of the health app.
+
+Tasks stay thin: they take ids (JSON only), call a service, and own nothing
+but the retry policy. The services hold the rules.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from health.messaging import delivery
+from health.messaging.transports import TransportError
+
+# Retry policy for SMS delivery. The countdown grows 10 s, 20 s, 40 s ... up to
+# 3 minutes, with full jitter so a provider outage does not end in a burst of
+# synchronised retries; eight retries span roughly a quarter of an hour at most.
+# The cap stays below the sweep's STALE_AFTER so the sweep does not pick up a
+# message whose retry is merely waiting.
+DELIVERY_MAX_RETRIES = 8
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    # Only transient errors reach here: deliver() settles permanent ones.
+    autoretry_for=(TransportError,),
+    retry_backoff=10,
+    retry_backoff_max=180,
+    retry_jitter=True,
+    max_retries=DELIVERY_MAX_RETRIES,
+)
+def deliver_message(self, message_id: int) -> str:
+    """Deliver one outbox message (see ``health.messaging.delivery.deliver``);
+    after the last retry, mark it failed with the last error."""
+    try:
+        return delivery.deliver(message_id)
+    except TransportError as exc:
+        if self.request.retries >= self.max_retries:
+            delivery.give_up(message_id, exc)
+            return delivery.Outcome.FAILED
+        raise
+
+
+@shared_task(acks_late=True)
+def redeliver_stale_messages() -> int:
+    """Enqueue delivery again for every message left queued too long; return
+    how many. Run periodically by beat (``health.messaging.schedule``)."""
+    message_ids = delivery.stale_message_ids()
+    for message_id in message_ids:
+        deliver_message.delay(message_id)
+    return len(message_ids)
