@@ -1,0 +1,110 @@
+"""`make run` (scripts/run_local.py) brings up web, worker, beat and Redis, and
+Ctrl-C stops all of them."""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def read_until(process: subprocess.Popen, marker: str, timeout: float) -> str:
+    """Collect the process's output until a line contains ``marker``."""
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    output: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not selector.select(timeout=0.5):
+            if process.poll() is not None:
+                break
+            continue
+        line = process.stdout.readline()
+        if not line:
+            break
+        output.append(line)
+        if marker in line:
+            return "".join(output)
+    raise AssertionError(f"{marker!r} not seen in time; output:\n{''.join(output)[-4000:]}")
+
+
+@pytest.mark.slow
+def test_make_run_serves_the_app_with_a_connected_worker_and_stops_on_ctrl_c(tmp_path):
+    web_port, redis_port = free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DJANGO_SETTINGS_MODULE"}}
+    env.update(
+        DATA_DIR=str(tmp_path),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        PORT=str(web_port),
+        LOCAL_REDIS_PORT=str(redis_port),
+        CELERY_CONCURRENCY="1",
+    )
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "run_local.py")],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output = read_until(process, "ready:", timeout=180)
+        assert "Celery worker connected to the broker" in output
+        if not os.environ.get("REDIS_URL"):
+            assert f"started local Redis redis://127.0.0.1:{redis_port}/0" in output
+
+        base = f"http://127.0.0.1:{web_port}"
+        session = requests.Session()
+        login = session.get(f"{base}/login/", timeout=10)
+        assert login.status_code == 200 and "Sign in" in login.text
+        assert session.get(f"{base}/admin/login/", timeout=10).status_code == 200
+        schema = session.get(f"{base}/api/schema/", timeout=30)
+        assert schema.status_code == 200 and "openapi" in schema.text
+        docs = session.get(f"{base}/api/docs/", timeout=10)
+        assert docs.status_code == 200
+        assert "cdn." not in docs.text, "API docs must work offline"
+        static = re.search(r'src="([^"]*swagger-ui-bundle\.js)"', docs.text)
+        assert static and session.get(base + static.group(1), timeout=10).status_code == 200
+
+        # The seeded demo patient can sign in.
+        token = session.cookies["csrftoken"]
+        home = session.post(
+            f"{base}/login/",
+            data={"username": "demo", "password": "demo-health-2024", "csrfmiddlewaretoken": token},
+            headers={"Referer": f"{base}/login/"},
+            timeout=10,
+        )
+        assert home.status_code == 200 and "Hello" in home.text
+        assert (tmp_path / "secret_key").exists(), "the local run persists its generated secret key"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+        try:
+            rest = process.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
+    assert process.returncode == 0, rest[-3000:]
+    assert "[run] stopped" in rest
+    # Nothing is left listening on the ports it used.
+    for port in (web_port, redis_port):
+        with socket.socket() as sock:
+            assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still open after Ctrl-C"
