@@ -33,11 +33,11 @@ def deliver_message(self, message_id: int) -> str:
     """Deliver one outbox message (see ``health.messaging.delivery.deliver``);
     after the last retry, mark it failed with the last error."""
     try:
-        return delivery.deliver(message_id)
+        return delivery.deliver(message_id).value
     except TransportError as exc:
         if self.request.retries >= self.max_retries:
             delivery.give_up(message_id, exc)
-            return delivery.Outcome.FAILED
+            return delivery.Outcome.FAILED.value
         raise
 
 

@@ -72,7 +72,9 @@ def deliver(message_id: int) -> Outcome:
     """
     if not _claim(message_id):
         return _unclaimed_outcome(message_id)
-    message = OutboundMessage.objects.get(pk=message_id)
+    message = OutboundMessage.objects.filter(pk=message_id).first()
+    if message is None:  # deleted since the claim
+        return _logged(message_id, Outcome.SKIPPED, 0)
     transport = get_transport()
     provider_id: str | None = None
     try:

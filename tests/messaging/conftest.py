@@ -60,6 +60,8 @@ class FakeTwilio:
     get_script: list[object] = field(default_factory=list)
     accepted: list[dict] = field(default_factory=list)
     calls: list[HttpCall] = field(default_factory=list)
+    # Called as each POST arrives, before it is answered (to hold it there).
+    on_post: Callable[[], None] | None = None
 
     def answer_posts(self, *answers: object) -> None:
         """Script the next POSTs: 201 (accept), an error status, ``(status,
@@ -95,6 +97,8 @@ class FakeTwilio:
         if urlsplit(url).path != urlsplit(MESSAGES_URL).path:
             return _error(404, 20404)
         if method == "POST":
+            if self.on_post is not None:
+                self.on_post()
             return self._create(data or {})
         if method == "GET":
             return self._list(params or {})

@@ -27,8 +27,9 @@ def aged(message: OutboundMessage, minutes: int, *, attempted: bool = False) -> 
 def test_the_sweep_delivers_messages_whose_task_was_lost(fake_twilio, alice):
     # Created straight in the table: no delivery task was ever enqueued.
     never_tried = aged(OutboundMessageFactory(user=alice, recipient=TO_NUMBER), minutes=10)
+    # Its worker died mid-attempt and the task never came back.
     abandoned = aged(
-        OutboundMessageFactory(user=alice, recipient=TO_NUMBER, attempts=1, status_detail="retrying: x"),
+        OutboundMessageFactory(user=alice, recipient=TO_NUMBER, attempts=1, status_detail="sending"),
         minutes=10,
         attempted=True,
     )
