@@ -129,12 +129,18 @@ def give_up(message_id: int, error: TransportError) -> bool:
 
 
 def stale_message_ids(limit: int = 500) -> list[int]:
-    """Ids of queued messages nobody has tried to deliver for ``STALE_AFTER``,
-    oldest first: their delivery task was lost, and delivering them again is
-    safe because ``deliver()`` is idempotent."""
-    cutoff = timezone.now() - STALE_AFTER
+    """Ids of queued messages whose delivery task was lost, oldest first: nobody
+    tried them for ``STALE_AFTER``, or their attempt died holding the lease.
+    Delivering them again is safe because ``deliver()`` is idempotent."""
+    now = timezone.now()
+    cutoff = now - STALE_AFTER
     stale = OutboundMessage.objects.filter(status=Status.QUEUED).filter(
-        Q(last_attempt_at__lt=cutoff) | Q(last_attempt_at__isnull=True, created_at__lt=cutoff)
+        Q(last_attempt_at__lt=cutoff)
+        | Q(last_attempt_at__isnull=True, created_at__lt=cutoff)
+        # A worker killed mid-attempt may come back at once (a requeue that
+        # found the lease still held) or only after the broker's visibility
+        # timeout: pick the message up as soon as the dead attempt's lease ends.
+        | Q(status_detail=SENDING, last_attempt_at__lt=now - ATTEMPT_LEASE)
     )
     return list(stale.order_by("created_at").values_list("pk", flat=True)[:limit])
 
