@@ -65,7 +65,8 @@ class FakeTwilio:
 
     def answer_posts(self, *answers: object) -> None:
         """Script the next POSTs: 201 (accept), an error status, ``(status,
-        code)``, an exception to raise, or ACCEPT_THEN_DIE. Unscripted: 201."""
+        code)``, a ready Response, an exception to raise, or ACCEPT_THEN_DIE.
+        Unscripted: 201."""
         self.post_script.extend(answers)
 
     def answer_gets(self, *answers: object) -> None:
@@ -108,6 +109,8 @@ class FakeTwilio:
         answer = self.post_script.pop(0) if self.post_script else 201
         if isinstance(answer, BaseException):
             raise answer
+        if isinstance(answer, Response):
+            return answer
         if answer == ACCEPT_THEN_DIE:
             self._accept(data)
             raise WorkerDied

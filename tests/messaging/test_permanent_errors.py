@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from twilio.http.response import Response
 
 from health.models import OutboundMessage
 from tests.messaging.conftest import TO_NUMBER
@@ -60,3 +63,20 @@ def test_the_reason_shown_does_not_repeat_twilios_text_with_the_number(fake_twil
     message = queue_message()
 
     assert TO_NUMBER not in message.status_detail
+
+
+def test_errors_in_twilios_newer_problem_format_are_understood_too(fake_twilio, queue_message):
+    problem = {
+        "type": "https://www.twilio.com/docs/errors/21211",
+        "title": "Invalid 'To' Phone Number",
+        "status": 400,
+        "code": 21211,
+        "detail": f"The 'To' number {TO_NUMBER} is not a valid phone number.",
+    }
+    fake_twilio.answer_posts(Response(400, json.dumps(problem)))
+
+    message = queue_message()
+
+    assert message.status == OutboundMessage.Status.FAILED
+    assert "not a valid phone number (Twilio error 21211, HTTP 400)" in message.status_detail
+    assert len(fake_twilio.calls) == 1
