@@ -146,7 +146,9 @@ def soft_sos_text(runtime: Runtime) -> str:
     for key in sorted(vitals, key=lambda k: (list(_VITAL_LABELS).index(k) if k in _VITAL_LABELS else 99, k)):
         value = vitals[key]
         if isinstance(value, dict):
-            rows += [f"{_SLEEP_LABELS.get(stage, stage.title())}: {mins} minutes" for stage, mins in value.items()]
+            # A fixed order: PostgreSQL's jsonb does not keep the keys' order.
+            stages = sorted(value, key=lambda k: (list(_SLEEP_LABELS).index(k) if k in _SLEEP_LABELS else 99, k))
+            rows += [f"{_SLEEP_LABELS.get(stage, stage.title())}: {value[stage]} minutes" for stage in stages]
         else:
             label, unit = _VITAL_LABELS.get(key, (key.replace("_", " ").title(), ""))
             rows.append(f"{label}: {value}{unit}")

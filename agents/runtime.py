@@ -15,6 +15,7 @@ on any failure the guard completes the required sequence (agents.guard).
 from __future__ import annotations
 
 import logging
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -23,6 +24,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from agents.guard import guard_for
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.models import AgentStep, Conversation
 from agents.prompts import build_messages
@@ -33,9 +35,11 @@ from health.models import Alert, AlertEvent, Notification
 
 log = logging.getLogger(__name__)
 
-# Retries of the caller after an unusable call, before the run gives up.
+# Retries of the caller after an unusable call, before the run gives up. The
+# retry prompt carries the error observation, so the model can correct itself.
+# The planner gets no retry: its prompt would be the same, and so, with greedy
+# decoding, would its answer.
 CALLER_RETRIES = 2
-PLANNER_RETRIES = 1
 STOP = {"planner": ("</action>",), "caller": ()}
 FAILURE_MESSAGE = "Sorry, I could not finish this request. Please try again, or rephrase it."
 
@@ -112,8 +116,6 @@ class Runtime:
         call_timeout: float | None = None,
         clock=timezone.now,
     ) -> None:
-        from agents.guard import guard_for
-
         self.conversation = conversation
         self.backend = backend
         self.registry = registry
@@ -208,9 +210,15 @@ class Runtime:
                 self.guard.complete(self, reason=str(failure))
             else:
                 self._fail(str(failure))
-        except Exception:
+        except Exception as exc:  # noqa: BLE001  (the guard must run whatever went wrong)
             # A bug must not leave an SOS half done, nor a chat stuck "running".
-            log.exception("agent run crashed (conversation %s)", self.conversation.pk)
+            # Frames only: an exception's message may quote health data.
+            log.error(
+                "agent run crashed (conversation %s): %s\n%s",
+                self.conversation.pk,
+                type(exc).__name__,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )
             if self.guard is not None:
                 self.guard.complete(self, reason="the runtime crashed")
             else:
@@ -241,16 +249,11 @@ class Runtime:
             self._call()
 
     def _plan(self) -> tuple[dict[str, str], Generation]:
-        problem = "no output"
-        for _attempt in range(1 + PLANNER_RETRIES):
-            generation = self._generate("planner")
-            try:
-                return parse_planner(generation.text), generation
-            except ModelOutputError as exc:
-                problem = str(exc)
-                if self.guard is not None:
-                    break
-        raise RunFailed(f"the planner's output was unusable: {problem}")
+        generation = self._generate("planner")
+        try:
+            return parse_planner(generation.text), generation
+        except ModelOutputError as exc:
+            raise RunFailed(f"the planner's output was unusable: {exc}") from exc
 
     def _call(self) -> None:
         retries = 0 if self.guard is not None else CALLER_RETRIES

@@ -74,7 +74,7 @@ def test_after_the_bounded_retries_the_run_fails_with_a_message_to_the_user(alic
 
 
 def test_unparseable_planner_output_fails_the_chat_gracefully(alice):
-    backend = ScriptedBackend(planner=["I don't know", "still no tags"])
+    backend = ScriptedBackend(planner=["I don't know"])
 
     conversation = start_chat(alice, "Hello", backend=backend)
 
