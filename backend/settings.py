@@ -20,6 +20,7 @@ from backend.env import (
     env_str,
     persisted_secret_key,
 )
+from health.messaging.schedule import BEAT_SCHEDULE as MESSAGING_BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything the app writes at run time (SQLite file, uploads, local secret key).
@@ -140,6 +141,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Periodic tasks each domain declares; the database scheduler copies them into
+# its tables when beat starts.
+CELERY_BEAT_SCHEDULE = {**MESSAGING_BEAT_SCHEDULE}
 CELERY_RESULT_EXPIRES = 3600
 
 # --- Auth -------------------------------------------------------------------
@@ -241,7 +245,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # Request URLs to the SMS provider contain phone numbers.
+        "urllib3": {"level": "WARNING"},
+    },
 }
 
 if not DEBUG:

@@ -4,12 +4,13 @@ Ctrl-C stops all of them."""
 from __future__ import annotations
 
 import os
+import queue
 import re
-import selectors
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -25,24 +26,45 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def read_until(process: subprocess.Popen, marker: str, timeout: float) -> str:
-    """Collect the process's output until a line contains ``marker``."""
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    output: list[str] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not selector.select(timeout=0.5):
-            if process.poll() is not None:
+class OutputReader:
+    """Collects a process's output lines on a thread (select() cannot see lines
+    already buffered by Python, so a reader thread is the reliable way)."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._pump, args=(process.stdout,), daemon=True).start()
+
+    def _pump(self, stream) -> None:
+        for line in iter(stream.readline, ""):
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def until(self, marker: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
                 break
-            continue
-        line = process.stdout.readline()
-        if not line:
-            break
-        output.append(line)
-        if marker in line:
-            return "".join(output)
-    raise AssertionError(f"{marker!r} not seen in time; output:\n{''.join(output)[-4000:]}")
+            if line is None:
+                break
+            self.seen.append(line)
+            if marker in line:
+                return "".join(self.seen)
+        raise AssertionError(f"{marker!r} not seen in time; output:\n{''.join(self.seen)[-4000:]}")
+
+    def rest(self, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.seen.append(line)
+        return "".join(self.seen)
 
 
 @pytest.mark.slow
@@ -56,6 +78,10 @@ def test_make_run_serves_the_app_with_a_connected_worker_and_stops_on_ctrl_c(tmp
         LOCAL_REDIS_PORT=str(redis_port),
         CELERY_CONCURRENCY="1",
     )
+    if os.environ.get("REDIS_URL"):
+        # A database of its own on the shared Redis: no other worker may take
+        # this stack's tasks, and this stack's worker takes no one else's.
+        env["REDIS_URL"] = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/14"
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "scripts" / "run_local.py")],
         cwd=ROOT,
@@ -65,8 +91,9 @@ def test_make_run_serves_the_app_with_a_connected_worker_and_stops_on_ctrl_c(tmp
         text=True,
         start_new_session=True,
     )
+    reader = OutputReader(process)
     try:
-        output = read_until(process, "ready:", timeout=180)
+        output = reader.until("ready:", timeout=180)
         assert "Celery worker connected to the broker" in output
         if not os.environ.get("REDIS_URL"):
             assert f"started local Redis redis://127.0.0.1:{redis_port}/0" in output
@@ -98,10 +125,11 @@ def test_make_run_serves_the_app_with_a_connected_worker_and_stops_on_ctrl_c(tmp
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGINT)
         try:
-            rest = process.communicate(timeout=60)[0]
+            process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             raise
+    rest = reader.rest(timeout=5)
     assert process.returncode == 0, rest[-3000:]
     assert "[run] stopped" in rest
     # Nothing is left listening on the ports it used.
