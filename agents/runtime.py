@@ -21,7 +21,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from agents.guard import guard_for
@@ -46,6 +46,10 @@ FAILURE_MESSAGE = "Sorry, I could not finish this request. Please try again, or 
 
 class RunFailed(Exception):
     """Ends the loop; the message is what went wrong (never shown raw to the model)."""
+
+
+class ConcurrentRun(Exception):
+    """Another runner (a redelivered task) wrote this step first; it owns the run now."""
 
 
 def link_alert(alert: Alert, conversation: Conversation) -> None:
@@ -146,15 +150,21 @@ class Runtime:
     def append(self, role: str, value: Any, generation: Generation | None = None) -> int:
         """Persist one state as the next AgentStep and push it to the user's agent log."""
         index = len(self.states)
-        AgentStep.objects.create(
-            conversation=self.conversation,
-            index=index,
-            role=role,
-            payload=value,
-            latency_ms=generation.latency_ms if generation else None,
-            prompt_tokens=generation.prompt_tokens if generation else None,
-            completion_tokens=generation.completion_tokens if generation else None,
-        )
+        try:
+            with transaction.atomic():
+                AgentStep.objects.create(
+                    conversation=self.conversation,
+                    index=index,
+                    role=role,
+                    payload=value,
+                    latency_ms=generation.latency_ms if generation else None,
+                    prompt_tokens=generation.prompt_tokens if generation else None,
+                    completion_tokens=generation.completion_tokens if generation else None,
+                )
+        except IntegrityError as exc:
+            # The unique (conversation, index) constraint: someone else is
+            # running this conversation from the same point.
+            raise ConcurrentRun(f"step {index} of conversation {self.conversation.pk} exists") from exc
         self.states.append({"from": role, "value": value})
         push_to_user(
             self.conversation.user_id,
@@ -205,6 +215,12 @@ class Runtime:
         """Run until the task ends, a question suspends it, or it fails; return the status."""
         try:
             self._loop()
+        except ConcurrentRun:
+            # Stop without writing: the other runner completes the run (and,
+            # for an SOS, its guard), and the tool effects of this runner's
+            # step were rolled back with the step.
+            log.info("conversation %s is run by another worker; stopping", self.conversation.pk)
+            self.conversation.refresh_from_db()
         except RunFailed as failure:
             if self.guard is not None:
                 self.guard.complete(self, reason=str(failure))

@@ -147,8 +147,12 @@ def test_an_ambulance_sent_to_an_invented_location_is_refused(alice, hard_alert,
         ],
     )
 
-    run_hard_sos_start(hard_alert.pk, backend=backend)
+    conversation = run_hard_sos_start(hard_alert.pk, backend=backend)
 
+    assert {"error": "SOS guard: search_ambulance must use the location returned by get_location."} in [
+        s["value"] for s in states(conversation)
+    ]
+    assert Dispatch.objects.get(alert=hard_alert).distance_km < 2
     assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
 
 

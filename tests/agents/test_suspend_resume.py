@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents import services
 from agents.llm.scripted import ScriptedBackend
 from agents.models import AgentStep, Conversation
-from agents.runtime import pending_question
+from agents.runtime import Runtime, pending_question
 from agents.services import post_user_message, start_chat
 from agents.trajectory import import_trajectory
 from health.models import Appointment, OutboundMessage
@@ -100,3 +100,28 @@ def test_a_step_interrupted_between_call_and_observation_runs_once_when_resumed(
     assert (status, again) == ("completed", "completed")
     assert sorted(OutboundMessage.objects.values_list("recipient", flat=True)) == ["+14155550101", "+14155550102"]
     assert AgentStep.objects.filter(conversation=conversation, role="observation").count() == 1
+
+
+def test_a_second_runner_on_the_same_conversation_stops_without_writing_anything(alice, alice_contacts):
+    conversation = import_trajectory(
+        alice,
+        [
+            {"from": "system", "value": {"user_details": {"user_id": str(alice.pk), "name": "Alice", "timestamp": ""}}},
+            {"from": "user", "value": "Tell my contacts I'm home."},
+        ],
+    )
+    Conversation.objects.filter(pk=conversation.pk).update(status=Conversation.Status.RUNNING)
+    conversation.refresh_from_db()
+    script = {
+        "planner": [plan("Easy.", "Message the contacts."), end()],
+        "caller": [call("send_message", text="Home", to_emergency_contacts=True)],
+    }
+    # Both built from the same database state, as two deliveries of one task would be.
+    first = Runtime(conversation, ScriptedBackend(**script))
+    second = Runtime(Conversation.objects.get(pk=conversation.pk), ScriptedBackend(**script))
+
+    assert first.run() == "completed"
+    assert second.run() == "completed"  # it read the first runner's outcome
+
+    assert AgentStep.objects.filter(conversation=conversation).count() == 6
+    assert OutboundMessage.objects.count() == 2

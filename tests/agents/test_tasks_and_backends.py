@@ -1,0 +1,65 @@
+"""Celery tasks are thin wrappers over the services, and get_backend() picks the
+configured model backend (or says clearly why it cannot)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from agents.llm import get_backend
+from agents.llm.base import BackendError
+from agents.llm.scripted import ScriptedBackend
+from agents.tasks import hard_sos_end_task, hard_sos_start_task, soft_sos_task
+from health.models import Alert, Dispatch, OutboundMessage
+from tests.agents.helpers import call, end, plan
+from tests.factories import AlertFactory
+
+
+def test_the_scripted_backend_is_returned_when_configured(scripted_backend):
+    installed = scripted_backend(planner=[end()])
+
+    assert get_backend() is installed
+
+
+@pytest.mark.parametrize("choice", ["transformers", "openai"])
+def test_a_backend_that_is_not_built_yet_is_refused_clearly(settings, choice):
+    settings.AGENT_BACKEND = choice
+
+    with pytest.raises(ImproperlyConfigured, match=f"AGENT_BACKEND='{choice}' is not available"):
+        get_backend()
+
+
+def test_an_exhausted_script_fails_loudly():
+    with pytest.raises(BackendError, match="no more outputs"):
+        ScriptedBackend().generate("planner", [])
+
+
+def test_the_hard_sos_tasks_run_start_and_end_with_the_configured_model(
+    scripted_backend, alice, alice_contacts, ambulances
+):
+    ref = str(alice.pk)
+    alert = AlertFactory(user=alice, kind=Alert.Kind.HARD, condition="")
+    scripted_backend(
+        planner=[plan("SOS.", "Notify the user.")],
+        caller=[call("notify_user", user_id=ref, message="Hard SOS triggered.")],
+    )
+
+    start_id = hard_sos_start_task.delay(alert.pk).get()
+    end_id = hard_sos_end_task.delay(alert.pk).get()
+
+    assert start_id != end_id
+    assert Dispatch.objects.get(alert=alert).ambulance.code == "AMB-NEAR"
+    assert OutboundMessage.objects.filter(alert=alert, recipient_kind="ambulance").count() == 2
+    alert.refresh_from_db()
+    assert alert.conversation_id == end_id
+    assert list(alert.events.filter(kind="agent_conversation").values_list("data__conversation_kind", flat=True)) == [
+        "hard_sos_start",
+        "hard_sos_end",
+    ]
+
+
+def test_a_soft_sos_task_for_a_hard_alert_is_refused(alice):
+    alert = AlertFactory(user=alice, kind=Alert.Kind.HARD)
+
+    with pytest.raises(ValueError, match="needs a soft alert"):
+        soft_sos_task.delay(alert.pk).get()
