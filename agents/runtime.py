@@ -88,16 +88,14 @@ def pending_question(conversation: Conversation) -> str | None:
     """The question a conversation waits on (None unless it is waiting for the user)."""
     if conversation.status != Conversation.Status.WAITING_INPUT:
         return None
-    last = conversation.steps.order_by("-index").first()
-    if last is None or last.role != AgentStep.Role.CALLER or last.payload.get("tool") not in REGISTRY:
+    runtime = Runtime(conversation, None)
+    pending = runtime._pending_call()
+    if pending is None:
         return None
-    tool = REGISTRY.get(last.payload["tool"])
-    context = ToolContext(user=conversation.user, conversation=conversation, step_index=last.index)
-    # Suspending tools have no side effects, so asking them again is safe; the
-    # user_id was checked when the call ran.
-    context.user_ref = str(last.payload.get("parameters", {}).get("user_id", context.user_ref))
+    index, call = pending
     try:
-        ask = tool(context, **last.payload.get("parameters", {}))
+        # Suspending tools have no side effects, so asking them again is safe.
+        ask = runtime.registry.get(call["tool"])(runtime.context(index), **call["parameters"])
     except (ToolError, ModelOutputError, TypeError):
         return None
     return ask.question if isinstance(ask, AskUser) else None
@@ -250,8 +248,11 @@ class Runtime:
                 # A call persisted without its observation: a suspended
                 # question, or a crash between the two. Execute it (again):
                 # tools are idempotent per step, so nothing happens twice.
-                if self._execute(*pending) == "suspended":
+                outcome = self._execute(*pending)
+                if outcome == "suspended":
                     return
+                if outcome == "error" and self.guard is not None:
+                    raise RunFailed(f"{pending[1]['tool']} failed")
                 continue
             if self._planner_steps() >= self.max_steps:
                 raise RunFailed(f"reached the limit of {self.max_steps} steps")
@@ -303,6 +304,9 @@ class Runtime:
         tool = self.registry.get(call["tool"])
         context = self.context(index)
         try:
+            # Validated again: a call read back from the database may not
+            # have been validated before a crash (or may come from an import).
+            tool.validate(call["parameters"])
             with transaction.atomic():
                 result = tool(context, **call["parameters"])
                 if isinstance(result, AskUser):
@@ -352,7 +356,7 @@ class Runtime:
         if not self.states or self.states[-1]["from"] != "caller":
             return None
         call = self.states[-1]["value"]
-        if call.get("tool") not in self.registry:
+        if not isinstance(call, dict) or call.get("tool") not in self.registry:
             return None
         return len(self.states) - 1, call
 

@@ -225,7 +225,7 @@ def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None) -
 
     The recorded outputs drive a scripted backend; the recorded answers to
     ``get_input_from_user``/``follow_up_with_user`` are posted as the user's
-    replies. Returns the new conversation and, for each recorded observation,
+    replies, and later user requests as new messages. Returns the new conversation and, for each recorded observation,
     whether the real tools produced the same one.
     """
     from agents.llm.scripted import ScriptedBackend
@@ -235,16 +235,21 @@ def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None) -
     states = validate_trajectory(data)
     planner = [render_planner(s["value"]) for s in states if s["from"] == "planner"]
     caller = [render_caller(s["value"]) for s in states if s["from"] == "caller"]
-    user_text = next((s["value"] for s in states if s["from"] == "user"), "")
-    answers: list[str] = []
+    first_user = next((i for i, s in enumerate(states) if s["from"] == "user"), None)
+    user_text = states[first_user]["value"] if first_user is not None else ""
+    # What the user says after the first request, in order: answers to
+    # questions (the run is waiting) and new requests (the run has ended).
+    inputs: list[tuple[str, str]] = []
     recorded: list[tuple[int, str, Any]] = []  # (position, tool, observation) of non-answer observations
     last_tool = ""
     for position, state in enumerate(states):
         if state["from"] == "caller":
             last_tool = state["value"]["tool"]
+        elif state["from"] == "user" and position != first_user:
+            inputs.append((Conversation.Status.COMPLETED, state["value"]))
         elif state["from"] == "observation":
             if last_tool in REGISTRY and REGISTRY.get(last_tool).suspends:
-                answers.append(_answer_text(state["value"]))
+                inputs.append((Conversation.Status.WAITING_INPUT, _answer_text(state["value"])))
             else:
                 recorded.append((position, last_tool, state["value"]))
 
@@ -256,13 +261,15 @@ def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None) -
     runtime.begin(user_text, system=states[0]["value"])
     runtime.run()
     report = ReplayReport(conversation=conversation)
-    for answer in answers:
+    for expected_status, text in inputs:
         conversation.refresh_from_db()
-        if conversation.status != Conversation.Status.WAITING_INPUT:
-            report.problems.append("The recording answers a question the replay never asked.")
+        if conversation.status != expected_status:
+            report.problems.append(
+                f"The recording has the user speak while the replay is {conversation.status}, not {expected_status}."
+            )
             break
         runtime = Runtime(conversation, backend)
-        runtime.add_user_message(answer)
+        runtime.add_user_message(text)
         runtime.run()
     conversation.refresh_from_db()
     actual = [

@@ -194,3 +194,17 @@ def test_a_replayed_sos_after_the_ambulance_was_released_dispatches_it_again(ali
 
     assert report.ok, (report.problems, report.mismatches())
     assert Dispatch.objects.get(alert=second_alert).ambulance.code == "AMB-NEAR"
+
+
+def test_a_recording_with_a_second_request_replays_both(alice):
+    backend = ScriptedBackend(
+        planner=[plan("Locate.", "Get the location."), end(), end("Nothing more to do.")],
+        caller=[call("get_location")],
+    )
+    original = start_chat(alice, "Where am I?", backend=backend)
+    original = post_user_message(original.pk, alice, "Thanks!", backend=backend)
+
+    report = replay(export_conversation(original), alice)
+
+    assert report.ok, (report.problems, report.mismatches())
+    assert [s["from"] for s in export_conversation(report.conversation)].count("user") == 2
