@@ -24,6 +24,8 @@ class AgentStepInline(ReadOnlyTabularInline):
     fields = ("index", "role", "pretty_payload", "latency_ms", "prompt_tokens", "completion_tokens", "created_at")
     readonly_fields = fields
     ordering = ("index",)
+    # Each row already shows the whole step; a link per step would only add noise.
+    show_change_link = False
 
     @admin.display(description="payload")
     def pretty_payload(self, step: AgentStep) -> str:

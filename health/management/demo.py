@@ -243,7 +243,8 @@ def _seed_admin(result: SeedResult, *, environ: Mapping[str, str]) -> None:
 
 def _seed_device(result: SeedResult, demo: AbstractBaseUser) -> None:
     """Pair the demo watch and keep DATA_DIR/demo_device_token holding its
-    valid clear token, so the watch simulator can post readings."""
+    valid clear token, so the watch simulator can post readings. A demo watch
+    an operator revoked is replaced by a newly paired one."""
     path = Path(settings.DATA_DIR) / data.DEVICE_TOKEN_FILE
     result.token_file = path
     device = Device.objects.filter(user=demo, name=data.DEVICE_NAME, revoked_at__isnull=True).first()

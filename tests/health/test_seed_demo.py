@@ -292,6 +292,19 @@ def test_a_stale_token_file_is_replaced(seeded, data_dir):
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
 
 
+def test_a_revoked_demo_watch_is_replaced_by_a_newly_paired_one(seeded, data_dir):
+    token_file = data_dir / "demo_device_token"
+    old = Device.for_token(token_file.read_text().strip())
+    old.revoked_at = timezone.now()
+    old.save()
+
+    call_command("seed_demo", stdout=io.StringIO())
+
+    new = Device.for_token(token_file.read_text().strip())
+    assert new is not None and new.pk != old.pk
+    assert Device.objects.filter(user__username="demo", revoked_at__isnull=True).count() == 1
+
+
 def test_it_prints_the_credentials_and_counts(seeded):
     assert "demo / demo-health-2024" in seeded
     assert "admin / admin-health-2024" in seeded
