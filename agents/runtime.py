@@ -26,10 +26,10 @@ from django.utils import timezone
 
 from agents.guard import guard_for
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
-from agents.models import AgentStep, Conversation
+from agents.models import Conversation
 from agents.prompts import build_messages
 from agents.tools import REGISTRY, AskUser, ModelOutputError, Registry, ToolContext, ToolError
-from agents.trajectory import END, export_conversation, is_end, parse_caller, parse_planner
+from agents.trajectory import END, Step, export_conversation, is_end, parse_caller, parse_planner
 from frontend.realtime import push_to_user
 from health.models import Alert, AlertEvent, Notification
 
@@ -147,37 +147,24 @@ class Runtime:
 
     def append(self, role: str, value: Any, generation: Generation | None = None) -> int:
         """Persist one state as the next AgentStep and push it to the user's agent log."""
-        index = len(self.states)
+        step = Step(
+            index=len(self.states),
+            role=role,
+            value=value,
+            latency_ms=generation.latency_ms if generation else None,
+            prompt_tokens=generation.prompt_tokens if generation else None,
+            completion_tokens=generation.completion_tokens if generation else None,
+        )
         try:
             with transaction.atomic():
-                AgentStep.objects.create(
-                    conversation=self.conversation,
-                    index=index,
-                    role=role,
-                    payload=value,
-                    latency_ms=generation.latency_ms if generation else None,
-                    prompt_tokens=generation.prompt_tokens if generation else None,
-                    completion_tokens=generation.completion_tokens if generation else None,
-                )
+                step.to_row(self.conversation).save(force_insert=True)
         except IntegrityError as exc:
             # The unique (conversation, index) constraint: someone else is
             # running this conversation from the same point.
-            raise ConcurrentRun(f"step {index} of conversation {self.conversation.pk} exists") from exc
-        self.states.append({"from": role, "value": value})
-        push_to_user(
-            self.conversation.user_id,
-            "agent_step",
-            {
-                "conversation": self.conversation.pk,
-                "index": index,
-                "from": role,
-                "value": value,
-                "latency_ms": generation.latency_ms if generation else None,
-                "prompt_tokens": generation.prompt_tokens if generation else None,
-                "completion_tokens": generation.completion_tokens if generation else None,
-            },
-        )
-        return index
+            raise ConcurrentRun(f"step {step.index} of conversation {self.conversation.pk} exists") from exc
+        self.states.append(step.to_state())
+        push_to_user(self.conversation.user_id, "agent_step", step.to_event(self.conversation.pk))
+        return step.index
 
     def set_status(self, status: str, *, error: str = "", question: str | None = None) -> None:
         self.conversation.status = status

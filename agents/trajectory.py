@@ -30,6 +30,54 @@ ROLES = ("system", "user", "planner", "caller", "observation")
 MAX_STATES = 1000
 
 
+# --- one step ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One state of a trajectory with what producing it cost (like smolagents'
+    ActionStep, in the seed paper's format). Steps the runtime or the guard
+    wrote themselves have no latency or token counts."""
+
+    index: int
+    role: str
+    value: Any
+    latency_ms: int | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    def to_state(self) -> dict[str, Any]:
+        """The §6.1.1 state: ``{"from": role, "value": value}``."""
+        return {"from": self.role, "value": self.value}
+
+    def to_event(self, conversation_id: int) -> dict[str, Any]:
+        """The ``agent_step`` websocket payload: the state plus its cost."""
+        return {
+            "conversation": conversation_id,
+            "index": self.index,
+            "from": self.role,
+            "value": self.value,
+            "latency_ms": self.latency_ms,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
+    def to_row(self, conversation: Conversation) -> AgentStep:
+        return AgentStep(
+            conversation=conversation,
+            index=self.index,
+            role=self.role,
+            payload=self.value,
+            latency_ms=self.latency_ms,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+        )
+
+    @classmethod
+    def from_row(cls, row: AgentStep) -> Step:
+        return cls(row.index, row.role, row.payload, row.latency_ms, row.prompt_tokens, row.completion_tokens)
+
+
 # --- model text <-> state values ---------------------------------------------
 
 
@@ -170,8 +218,7 @@ def import_trajectory(user, data: Any, *, kind: str = Conversation.Kind.CHAT, ti
             status=Conversation.Status.COMPLETED if ended else Conversation.Status.IDLE,
         )
         AgentStep.objects.bulk_create(
-            AgentStep(conversation=conversation, index=index, role=state["from"], payload=state["value"])
-            for index, state in enumerate(states)
+            Step(index, state["from"], state["value"]).to_row(conversation) for index, state in enumerate(states)
         )
     return conversation
 
