@@ -185,17 +185,11 @@ class DeviceAdmin(admin.ModelAdmin):
         return (*DEVICE_SYSTEM_FIELDS, "user") if obj else DEVICE_SYSTEM_FIELDS
 
     def save_model(self, request: HttpRequest, obj: Device, form, change: bool) -> None:
-        if not change:
-            token = obj.issue_token()
-            super().save_model(request, obj, form, change)
-            # Only the hash is stored: this message is the one time anyone sees the token.
-            self.message_user(
-                request,
-                f"Device paired. Its token, shown only this once: {token}",
-                messages.WARNING,
-            )
-            return
+        token = None if change else obj.issue_token()
         super().save_model(request, obj, form, change)
+        if token is not None:
+            # Only the hash is stored: this message is the one time anyone sees the token.
+            self.message_user(request, f"Device paired. Its token, shown only this once: {token}", messages.WARNING)
 
 
 class ProfileInline(admin.StackedInline):
