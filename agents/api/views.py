@@ -16,7 +16,17 @@ from agents.models import Conversation
 from agents.services import ConversationBusy, post_user_message, start_chat
 from agents.trajectory import TrajectoryError, export_conversation, import_trajectory
 
-TRAJECTORY = OpenApiResponse(description="A list of {'from', 'value'} states (seed paper §6.1.1).")
+# A trajectory as JSON Schema: a list of {"from", "value"} states (seed paper §6.1.1).
+STATE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "from": {"type": "string", "enum": ["system", "user", "planner", "caller", "observation"]},
+        "value": {},
+    },
+    "required": ["from", "value"],
+}
+TRAJECTORY_SCHEMA = {"type": "array", "items": STATE_SCHEMA}
+TRAJECTORY = OpenApiResponse(response=TRAJECTORY_SCHEMA, description="The trajectory's states, in order.")
 
 
 class Busy(exceptions.APIException):
@@ -74,7 +84,7 @@ class ConversationViewSet(
         """The conversation as a seed-paper trajectory."""
         return Response(export_conversation(self.get_object()))
 
-    @extend_schema(request=TRAJECTORY, responses={201: ConversationSerializer})
+    @extend_schema(request={"application/json": TRAJECTORY_SCHEMA}, responses={201: ConversationSerializer})
     @action(detail=False, methods=["post"], url_path="import")
     def import_trajectory(self, request: Request) -> Response:
         """Store a trajectory (a list of states, or {'interaction_trajectory': [...]}) as a new conversation."""
