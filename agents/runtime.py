@@ -320,7 +320,7 @@ class Runtime:
     def _generate(self, role: Role) -> Generation:
         if self.backend is None:
             raise RunFailed("no model is loaded")
-        messages = build_messages(role, self.states, self.registry)
+        messages = build_messages(role, self.states, self.registry, few_shot=self.backend.few_shot)
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"agent-{role}")
         future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=self.call_timeout)
         try:

@@ -50,6 +50,9 @@ class ModelBackend:
     """
 
     name = "base"
+    # A base model without trained planner/caller adapters needs a worked
+    # example in its prompt to answer in the right format.
+    few_shot = False
 
     def generate(
         self,

@@ -3,6 +3,9 @@
 Prompts stay short (CAMPHOR §5.3, DESIGN.md): the user details, one line per
 tool (the caller also gets each tool's parameter names), and the most recent
 states of the trajectory. The templates live beside this module as text.
+
+``few_shot=True`` adds one worked example as a user/assistant exchange: what a
+base model without trained adapters needs to answer in the right format.
 """
 
 from __future__ import annotations
@@ -24,6 +27,14 @@ RECENT_STATES = 14
 @cache
 def template(role: Role) -> str:
     return (PROMPTS_DIR / f"{role}.txt").read_text(encoding="utf-8").strip()
+
+
+@cache
+def example(role: Role) -> tuple[str, str]:
+    """The worked example for ``role``: (trajectory lines, the expected answer)."""
+    text = (PROMPTS_DIR / f"{role}_example.txt").read_text(encoding="utf-8")
+    prompt, _, answer = text.partition("\n=== answer ===\n")
+    return prompt.strip(), answer.strip()
 
 
 def tool_lines(registry: Registry, *, with_parameters: bool) -> str:
@@ -49,7 +60,9 @@ def render_state(state: dict[str, Any]) -> str:
     return f"{role}: {json.dumps(value, ensure_ascii=False)}"
 
 
-def build_messages(role: Role, states: list[dict[str, Any]], registry: Registry) -> list[Message]:
+def build_messages(
+    role: Role, states: list[dict[str, Any]], registry: Registry, *, few_shot: bool = False
+) -> list[Message]:
     """The chat messages for ``role`` given the trajectory so far (system state first)."""
     system_value = states[0]["value"] if states and states[0]["from"] == "system" else {}
     details = json.dumps(system_value.get("user_details", {}), ensure_ascii=False)
@@ -63,4 +76,8 @@ def build_messages(role: Role, states: list[dict[str, Any]], registry: Registry)
         history = recent
     lines = [render_state(state) for state in history]
     lines.append("planner:" if role == "planner" else "caller:")
-    return [Message("system", system), Message("user", "\n".join(lines))]
+    shots: list[Message] = []
+    if few_shot:
+        prompt, answer = example(role)
+        shots = [Message("user", prompt), Message("assistant", answer)]
+    return [Message("system", system), *shots, Message("user", "\n".join(lines))]

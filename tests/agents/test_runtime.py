@@ -117,3 +117,33 @@ def test_prompts_are_short_and_carry_user_details_tools_and_trajectory(alice):
     )
     assert "- send_message(text, phone_no?, to_emergency_contacts?)" in caller_messages[0].content
     assert len(system.split()) < 600
+
+
+def test_a_few_shot_prompt_adds_one_worked_example_per_role():
+    from agents.prompts import build_messages
+    from agents.tools import REGISTRY
+    from agents.trajectory import parse_caller, parse_planner
+
+    states = [
+        {"from": "system", "value": {"user_details": {"user_id": "7", "name": "A", "timestamp": ""}}},
+        {"from": "user", "value": "My knee hurts."},
+    ]
+
+    planner = build_messages("planner", states, REGISTRY, few_shot=True)
+    caller = build_messages("caller", states, REGISTRY, few_shot=True)
+
+    assert [m.role for m in planner] == ["system", "user", "assistant", "user"]
+    assert parse_planner(planner[2].content)["action"] == "Find an available general physician."
+    assert parse_caller(caller[2].content)["tool"] == "get_available_specialists"
+    REGISTRY.get("get_available_specialists").validate(parse_caller(caller[2].content)["parameters"])
+    assert planner[-1].content == "user: My knee hurts.\nplanner:"
+    assert len(build_messages("planner", states, REGISTRY)) == 2
+
+
+def test_a_backend_without_adapters_gets_the_few_shot_prompt(alice):
+    backend = ScriptedBackend(planner=[end()])
+    backend.few_shot = True
+
+    start_chat(alice, "Hello", backend=backend)
+
+    assert [m.role for m in backend.calls[0][1]] == ["system", "user", "assistant", "user"]
