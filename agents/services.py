@@ -18,7 +18,7 @@ from django.db import transaction
 from agents.llm import ModelBackend, get_backend
 from agents.models import Conversation
 from agents.runtime import Runtime, link_alert
-from agents.trajectory import _title
+from agents.trajectory import title_from
 from health.models import Alert, AlertEvent
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def _dispatch(conversation: Conversation, backend: ModelBackend | None) -> None:
 def start_chat(user, text: str, *, backend: ModelBackend | None = None) -> Conversation:
     """Open a chat with the user's request and start the agent on it."""
     conversation = Conversation.objects.create(
-        user=user, kind=Conversation.Kind.CHAT, title=_title(text), status=Conversation.Status.IDLE
+        user=user, kind=Conversation.Kind.CHAT, title=title_from(text), status=Conversation.Status.IDLE
     )
     Runtime(conversation, None).begin(text)
     _dispatch(conversation, backend)

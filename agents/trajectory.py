@@ -214,7 +214,7 @@ def import_trajectory(user, data: Any, *, kind: str = Conversation.Kind.CHAT, ti
         conversation = Conversation.objects.create(
             user=user,
             kind=kind,
-            title=title or _title(first_user),
+            title=title or title_from(first_user),
             status=Conversation.Status.COMPLETED if ended else Conversation.Status.IDLE,
         )
         AgentStep.objects.bulk_create(
@@ -223,7 +223,8 @@ def import_trajectory(user, data: Any, *, kind: str = Conversation.Kind.CHAT, ti
     return conversation
 
 
-def _title(text: str) -> str:
+def title_from(text: str) -> str:
+    """A conversation title from its first message: one line, at most 60 characters."""
     words = " ".join(str(text).split())
     return words if len(words) <= 60 else words[:59] + "…"
 
@@ -301,7 +302,7 @@ def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None) -
                 recorded.append((position, last_tool, state["value"]))
 
     backend = ScriptedBackend(planner=planner, caller=caller)
-    conversation = Conversation.objects.create(user=user, kind=kind, title=_title(user_text))
+    conversation = Conversation.objects.create(user=user, kind=kind, title=title_from(user_text))
     if alert is not None:
         link_alert(alert, conversation)
     runtime = Runtime(conversation, backend)
