@@ -16,9 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import ValidationError
+
 from agents.models import Conversation
 from agents.trajectory import END
 from health.models import Alert, AlertEvent
+from health.validators import normalize_e164
 
 if TYPE_CHECKING:
     from agents.runtime import Runtime
@@ -46,7 +49,14 @@ class RequiredStep:
             return False
         params = call.get("parameters", {})
         if self.recipient == "ambulance":
-            return bool(params.get("phone_no")) and not params.get("to_emergency_contacts")
+            # The number must be the ambulance the trajectory found, not any
+            # number send_message would accept (an emergency contact's, say).
+            found = last_result(states, "search_ambulance") or last_result(states, "get_assigned_ambulance")
+            return (
+                isinstance(found, dict)
+                and _same_number(params.get("phone_no"), found.get("phone_no"))
+                and not params.get("to_emergency_contacts")
+            )
         if self.recipient == "contacts":
             return params.get("to_emergency_contacts") is True and not params.get("phone_no")
         if self.tool == "search_ambulance":
@@ -57,6 +67,13 @@ class RequiredStep:
                 for key in ("latitude", "longitude")
             )
         return True
+
+
+def _same_number(given: Any, expected: Any) -> bool:
+    try:
+        return normalize_e164(str(given)) == normalize_e164(str(expected))
+    except ValidationError:
+        return False
 
 
 def last_result(states: list[dict[str, Any]], tool: str) -> Any:

@@ -221,3 +221,26 @@ def test_without_an_available_ambulance_the_guard_still_messages_the_contacts_an
     assert last_notice.title.startswith("No ambulance could be dispatched")
     event = AlertEvent.objects.get(alert=hard_alert, kind="guard_acted")
     assert event.data["failed"] == ["search_ambulance", "send_message (skipped: prerequisite missing)"]
+
+
+def test_a_contacts_number_in_place_of_the_ambulance_does_not_count_as_messaging_the_ambulance(
+    alice, hard_alert, alice_contacts, ambulances
+):
+    ref = str(alice.pk)
+    backend = ScriptedBackend(
+        planner=[plan("a", "notify"), plan("b", "locate"), plan("c", "search"), plan("d", "message the ambulance")],
+        caller=[
+            call("notify_user", user_id=ref, message="Hard SOS triggered."),
+            call("get_location"),
+            call("search_ambulance", location={"latitude": 52.52, "longitude": 13.405}),
+            call("send_message", phone_no=alice_contacts[0].phone, text="Ambulance needed"),
+        ],
+    )
+
+    conversation = run_hard_sos_start(hard_alert.pk, backend=backend)
+
+    assert {"error": "SOS guard: this send_message step goes to the ambulance."} in [
+        s["value"] for s in states(conversation)
+    ]
+    assert not OutboundMessage.objects.filter(body="Ambulance needed").exists()
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
