@@ -137,15 +137,21 @@ class VitalReadingViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.Crea
         return queryset
 
     def create(self, request: Request) -> Response:
-        data = request.data
-        if isinstance(data, dict):
-            data = [data]
-        elif not isinstance(data, list):
+        context = self.get_serializer_context()
+        if isinstance(request.data, dict):
+            # One reading: its errors come back as a plain object of field errors.
+            single = VitalReadingSerializer(data=request.data, context=context)
+            single.is_valid(raise_exception=True)
+            readings = [single.validated_data]
+        elif isinstance(request.data, list):
+            # A batch: errors come back as a list, one object per item, in order.
+            batch = VitalReadingSerializer(
+                data=request.data, many=True, allow_empty=False, max_length=MAX_BATCH, context=context
+            )
+            batch.is_valid(raise_exception=True)
+            readings = batch.validated_data
+        else:
             raise ParseError("Send one reading (a JSON object) or a JSON list of readings.")
-        batch = VitalReadingSerializer(
-            data=data, many=True, allow_empty=False, max_length=MAX_BATCH, context=self.get_serializer_context()
-        )
-        batch.is_valid(raise_exception=True)
-        result = ingest_readings(user=request.user, readings=batch.validated_data)
+        result = ingest_readings(user=request.user, readings=readings)
         answer = VitalIngestResultSerializer(result).data
         return Response(answer, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
