@@ -166,3 +166,15 @@ def test_import_of_something_that_is_not_a_trajectory_answers_400(alice_api):
 
     assert response.status_code == 400
     assert "list of states" in response.data["trajectory"][0]
+
+
+def test_an_sos_conversation_takes_no_user_messages(alice_api, alice):
+    conversation = ConversationFactory(
+        user=alice, kind=Conversation.Kind.HARD_SOS_START, status=Conversation.Status.COMPLETED
+    )
+
+    response = alice_api.post(f"/api/conversations/{conversation.pk}/messages/", {"text": "stop"}, format="json")
+
+    assert response.status_code == 409
+    assert response.data["detail"] == "This conversation is run by the system and takes no messages."
+    assert not conversation.steps.exists()
