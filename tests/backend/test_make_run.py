@@ -93,7 +93,7 @@ def test_make_run_serves_the_app_with_a_connected_worker_and_stops_on_ctrl_c(tmp
     )
     reader = OutputReader(process)
     try:
-        output = reader.until("ready:", timeout=180)
+        output = reader.until("ready:", timeout=300)
         assert "Celery worker connected to the broker" in output
         if not os.environ.get("REDIS_URL"):
             assert f"started local Redis redis://127.0.0.1:{redis_port}/0" in output
