@@ -94,9 +94,8 @@ class E164PhoneField(serializers.CharField):
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: object) -> str:
+        # A blank value (where allowed) never reaches here: CharField returns it early.
         text = super().to_internal_value(data)
-        if text == "" and self.allow_blank:
-            return text
         try:
             return normalize_e164(text)
         except DjangoValidationError as exc:

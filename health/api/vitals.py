@@ -3,8 +3,9 @@
 POST takes one reading or a JSON list of up to ``MAX_BATCH`` readings, from
 the patient's session (naming one of their devices) or from a device token
 (the token's device). Every item is validated against the physiological
-bounds; one bad item refuses the whole batch. Resent readings (same device and
-``measured_at``) are counted as duplicates, never stored twice.
+bounds; one bad item refuses the whole batch (400, with field errors keyed by
+the item's position). Resent readings (same device and ``measured_at``) are
+counted as duplicates, never stored twice.
 """
 
 from __future__ import annotations
