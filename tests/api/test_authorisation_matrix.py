@@ -241,10 +241,15 @@ MATRIX: dict[str, Route] = {
     "symptom-record-detail": _detail(lambda bob: SymptomRecordFactory(user=bob)),
     "vital-reading-list": _list(
         lambda bob: VitalReadingFactory(device=DeviceFactory(user=bob)),
-        post=lambda o: {"device": o.device_id, "measured_at": _soon(-1), "heart_rate": 70},
+        # Fixed instants: the factories' readings are "now minus n minutes", and
+        # a collision would make the write a (correctly) uncounted duplicate.
+        post=lambda o: {"device": o.device_id, "measured_at": "2020-01-01T08:00:00Z", "heart_rate": 70},
         other_writes=400,
         device_scoped=frozenset({"POST"}),
-        device_payload=lambda: [{"measured_at": _soon(-1), "heart_rate": 70}, {"measured_at": _soon(-2), "spo2": 97}],
+        device_payload=lambda: [
+            {"measured_at": "2020-01-01T09:00:00Z", "heart_rate": 70},
+            {"measured_at": "2020-01-01T09:01:00Z", "spo2": 97},
+        ],
     ),
     "alert-list": _list(lambda bob: AlertFactory(user=bob)),
     "alert-detail": _detail(lambda bob: AlertFactory(user=bob)),
@@ -482,6 +487,8 @@ def test_every_api_route_is_in_the_matrix():
     )
     for name, methods in DISCOVERED.items():
         assert methods == MATRIX[name].methods, f"{name}: the view answers {sorted(methods)}"
+    # Public is a deliberate, short list: a user's data never becomes public by a typo here.
+    assert {name for name, route in MATRIX.items() if route.kind == PUBLIC} == PUBLIC_ROUTES
 
 
 def test_the_matrix_gives_a_payload_for_every_write():
