@@ -135,6 +135,11 @@ def _to_contacts(text: Callable[[Runtime], str]) -> Callable[[Runtime], dict[str
     return lambda runtime: {"text": text(runtime), "to_emergency_contacts": True}
 
 
+def _end_summary(runtime: Runtime) -> str:
+    informed = "Ambulance and emergency contacts have" if _assigned(runtime) else "Your emergency contacts have"
+    return f"The SOS process has been successfully ended. {informed} been informed."
+
+
 def _start_summary(runtime: Runtime) -> str:
     ambulance = _assigned(runtime)
     if ambulance is None:
@@ -242,11 +247,7 @@ HARD_SOS_END = (
     RequiredStep(
         "notify_user",
         "Call notify_user to inform the user about the successful completion of the End SOS process.",
-        _notify(
-            lambda r: (
-                "The SOS process has been successfully ended. Ambulance and emergency contacts have been informed."
-            )
-        ),
+        _notify(_end_summary),
     ),
 )
 

@@ -244,3 +244,19 @@ def test_a_contacts_number_in_place_of_the_ambulance_does_not_count_as_messaging
     ]
     assert not OutboundMessage.objects.filter(body="Ambulance needed").exists()
     assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+
+
+def test_ending_an_sos_without_an_assigned_ambulance_still_tells_the_contacts(alice, hard_alert, alice_contacts):
+    conversation = run_hard_sos_end(hard_alert.pk, backend=garbage())
+
+    assert OutboundMessage.objects.filter(recipient_kind="emergency_contact").count() == 2
+    assert not OutboundMessage.objects.filter(recipient_kind="ambulance").exists()
+    last_notice = Notification.objects.filter(user=alice).order_by("-id").first()
+    assert (
+        last_notice.title == "The SOS process has been successfully ended. Your emergency contacts have been informed."
+    )
+    assert conversation.status == "failed"
+    assert AlertEvent.objects.get(alert=hard_alert, kind="guard_acted").data["failed"] == [
+        "get_assigned_ambulance",
+        "send_message (skipped: prerequisite missing)",
+    ]
