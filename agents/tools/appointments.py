@@ -29,6 +29,8 @@ from health.models import (
 # The default referral when the planner names no specialization: the
 # assistant refers, it does not diagnose (DESIGN.md, safety rules).
 DEFAULT_SPECIALIZATION = "general physician"
+# How far ahead a preferred time of day is searched for.
+SEARCH_HORIZON = dt.timedelta(days=60)
 
 
 class UserSchedule(TypedDict, total=False):
@@ -137,10 +139,13 @@ def get_available_specialists(
         slots = slots.filter(starts_at__gte=start, starts_at__lt=start + dt.timedelta(days=1))
     if schedule.get("time_range"):
         earliest, latest = _parse_time_range(schedule["time_range"])
+        # Time of day in the user's zone is not portable SQL: scan in start
+        # order (within the search horizon) and stop at the first fit.
+        horizon = slots.filter(starts_at__lt=ctx.now() + SEARCH_HORIZON)
         chosen = next(
             (
                 slot
-                for slot in slots[:500]
+                for slot in horizon.iterator(chunk_size=500)
                 if slot.starts_at.astimezone(tz).time() >= earliest and slot.ends_at.astimezone(tz).time() <= latest
             ),
             None,

@@ -8,7 +8,7 @@ import pytest
 
 from agents.tools import REGISTRY, InvalidArguments, NotAuthorised, NotFound, ToolContext
 from agents.tools.emergency import haversine_km
-from health.models import Alert, Dispatch, Medication, OutboundMessage
+from health.models import Alert, Dispatch, Medication, OutboundMessage, Slot
 from tests.agents.helpers import BERLIN
 from tests.factories import (
     AlertFactory,
@@ -235,3 +235,19 @@ def test_appointment_history_lists_the_users_entries(ctx, alice, gp_slot):
             "symptoms": "cough",
         }
     ]
+
+
+def test_a_preferred_time_of_day_is_found_beyond_the_first_days(ctx, general_physician, tomorrow_at_ten):
+    specialist = SpecialistFactory(specialization=general_physician)
+    # A month of daytime slots (more than one page of the scan), then one evening slot.
+    morning = tomorrow_at_ten.replace(hour=6)
+    daytime = [morning + dt.timedelta(days=day, minutes=30 * n) for day in range(30) for n in range(20)]
+    Slot.objects.bulk_create(
+        Slot(specialist=specialist, starts_at=t, ends_at=t + dt.timedelta(minutes=30)) for t in daytime
+    )
+    evening = tomorrow_at_ten + dt.timedelta(days=30, hours=9)
+    SlotFactory(specialist=specialist, starts_at=evening, ends_at=evening + dt.timedelta(minutes=30))
+
+    found = run("get_available_specialists", ctx, symptoms="cough", user_schedule={"time_range": "18:00-20:00"})
+
+    assert found["available_slot"] == {"date": f"{evening:%Y-%m-%d}", "time": "19:00-19:30"}
