@@ -310,6 +310,20 @@ class Runtime:
             log.info("tool %s refused a call (conversation %s)", tool.name, self.conversation.pk)
             self.append("observation", {"error": str(exc)})
             return "error"
+        except ConcurrentRun:
+            raise
+        except Exception as exc:  # noqa: BLE001  (one broken tool must not stop an SOS sequence)
+            # A bug in a tool: its writes were rolled back with the savepoint;
+            # the model (or the guard) sees a failed step and goes on.
+            log.error(
+                "tool %s crashed (conversation %s): %s\n%s",
+                tool.name,
+                self.conversation.pk,
+                type(exc).__name__,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )
+            self.append("observation", {"error": f"{tool.name} failed unexpectedly ({type(exc).__name__})."})
+            return "error"
 
     def execute_call(self, call: dict[str, Any], generation: Generation | None = None) -> dict[str, Any]:
         """Persist and execute a call chosen outside the model (the SOS guard); return its observation."""

@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from agents.tools.context import ToolContext
-from agents.tools.errors import InvalidArguments, NotAuthorised, NotFound
+from agents.tools.errors import InvalidArguments, NotAuthorised, NotFound, ToolError
 from agents.tools.registry import tool
 from health.messaging.outbox import queue_sms
 from health.models import Alert, AlertEvent, Ambulance, Dispatch, OutboundMessage
@@ -138,7 +138,9 @@ def get_assigned_ambulance(ctx: ToolContext, user_id: str) -> dict:
 
 
 @tool
-def send_message(ctx: ToolContext, text: str, phone_no: str | None = None, to_emergency_contacts: bool = False) -> bool:
+def send_message(
+    ctx: ToolContext, text: str, phone_no: str | None = None, to_emergency_contacts: bool = False
+) -> bool | dict:
     """Sends a text message to the user's assigned ambulance (phone_no) or to all the user's emergency contacts.
 
     Args:
@@ -162,18 +164,28 @@ def send_message(ctx: ToolContext, text: str, phone_no: str | None = None, to_em
     if profile is not None and not profile.sms_opt_in:
         raise NotAuthorised("The user has turned off SMS on their behalf.")
     conversation_id = getattr(ctx.conversation, "pk", "none")
+    not_sent: list[str] = []
     for number, name, kind in recipients:
-        queue_sms(
-            user=ctx.user,
-            recipient=number,
-            recipient_kind=kind,
-            recipient_name=name,
-            body=text,
-            # One key per (conversation, step, recipient): a replayed step
-            # finds the message it already queued.
-            idempotency_key=f"agent:{conversation_id}:{ctx.step_index}:{number}",
-            alert=ctx.alert,
-        )
+        try:
+            queue_sms(
+                user=ctx.user,
+                recipient=number,
+                recipient_kind=kind,
+                recipient_name=name,
+                body=text,
+                # One key per (conversation, step, recipient): a replayed step
+                # finds the message it already queued.
+                idempotency_key=f"agent:{conversation_id}:{ctx.step_index}:{number}",
+                alert=ctx.alert,
+            )
+        except ValidationError:
+            # A stored number that is no longer valid must not stop the
+            # message to everyone else.
+            not_sent.append(name)
+    if len(not_sent) == len(recipients):
+        raise ToolError(f"No message could be queued: invalid number for {', '.join(not_sent)}.")
+    if not_sent:
+        return {"sent": len(recipients) - len(not_sent), "not_sent": not_sent}
     return True
 
 

@@ -147,3 +147,39 @@ def test_a_backend_without_adapters_gets_the_few_shot_prompt(alice):
     start_chat(alice, "Hello", backend=backend)
 
     assert [m.role for m in backend.calls[0][1]] == ["system", "user", "assistant", "user"]
+
+
+def test_a_tool_that_crashes_becomes_an_error_observation_and_its_writes_are_undone(alice, caplog):
+    from agents.models import Conversation
+    from agents.runtime import Runtime
+    from agents.tools import Registry, tool
+    from health.models import Notification
+
+    registry = Registry()
+
+    @tool(registry=registry)
+    def explode(ctx, how: str) -> bool:
+        """Writes, then fails.
+
+        Args:
+            how: Why it fails.
+        """
+        Notification.objects.create(user=ctx.user, kind="test", title="half done")
+        raise RuntimeError(how)
+
+    conversation = Conversation.objects.create(user=alice)
+    runtime = Runtime(
+        conversation,
+        ScriptedBackend(planner=[plan("Try.", "Explode."), end()], caller=[call("explode", how="a secret symptom")]),
+        registry=registry,
+    )
+    runtime.begin("Go")
+
+    assert runtime.run() == "completed"
+    assert runtime.states[4] == {
+        "from": "observation",
+        "value": {"error": "explode failed unexpectedly (RuntimeError)."},
+    }
+    assert not Notification.objects.filter(title="half done").exists()
+    assert "tool explode crashed" in caplog.text
+    assert "a secret symptom" not in caplog.text  # exception messages may carry health data

@@ -10,7 +10,7 @@ import pytest
 from agents.llm.base import BackendError
 from agents.llm.scripted import Delay, ScriptedBackend
 from agents.services import run_hard_sos_end, run_hard_sos_start, run_soft_sos
-from health.models import Alert, AlertEvent, Dispatch, Notification, OutboundMessage
+from health.models import Alert, AlertEvent, Dispatch, EmergencyContact, Notification, OutboundMessage
 from tests.agents.helpers import call, end, plan, states
 from tests.factories import AlertFactory
 
@@ -260,3 +260,19 @@ def test_ending_an_sos_without_an_assigned_ambulance_still_tells_the_contacts(al
         "get_assigned_ambulance",
         "send_message (skipped: prerequisite missing)",
     ]
+
+
+def test_a_contact_with_a_broken_number_does_not_stop_the_others_or_the_sos(
+    alice, hard_alert, alice_contacts, ambulances
+):
+    # Data from before the number validators (bypassing save()).
+    EmergencyContact.objects.filter(pk=alice_contacts[1].pk).update(phone="+1555")
+
+    conversation = run_hard_sos_start(hard_alert.pk, backend=garbage())
+
+    assert conversation.status == "completed"
+    assert sorted(OutboundMessage.objects.values_list("recipient", flat=True)) == [
+        "+14155550101",
+        ambulances["near"].phone,
+    ]
+    assert {"result": {"sent": 1, "not_sent": ["Eli"]}} in [s["value"] for s in states(conversation)]
