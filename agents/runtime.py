@@ -199,32 +199,35 @@ class Runtime:
     def run(self) -> str:
         """Run until the task ends, a question suspends it, or it fails; return the status."""
         try:
-            self._loop()
+            try:
+                self._loop()
+            except RunFailed as failure:
+                self._end_failed(str(failure))
+            except ConcurrentRun:
+                raise
+            except Exception as exc:  # noqa: BLE001  (the guard must run whatever went wrong)
+                # A bug must not leave an SOS half done, nor a chat stuck "running".
+                # Frames only: an exception's message may quote health data.
+                log.error(
+                    "agent run crashed (conversation %s): %s\n%s",
+                    self.conversation.pk,
+                    type(exc).__name__,
+                    "".join(traceback.format_tb(exc.__traceback__)),
+                )
+                self._end_failed("the runtime crashed" if self.guard is not None else "internal error")
         except ConcurrentRun:
             # Stop without writing: the other runner completes the run (and,
             # for an SOS, its guard), and the tool effects of this runner's
             # step were rolled back with the step.
             log.info("conversation %s is run by another worker; stopping", self.conversation.pk)
             self.conversation.refresh_from_db()
-        except RunFailed as failure:
-            if self.guard is not None:
-                self.guard.complete(self, reason=str(failure))
-            else:
-                self._fail(str(failure))
-        except Exception as exc:  # noqa: BLE001  (the guard must run whatever went wrong)
-            # A bug must not leave an SOS half done, nor a chat stuck "running".
-            # Frames only: an exception's message may quote health data.
-            log.error(
-                "agent run crashed (conversation %s): %s\n%s",
-                self.conversation.pk,
-                type(exc).__name__,
-                "".join(traceback.format_tb(exc.__traceback__)),
-            )
-            if self.guard is not None:
-                self.guard.complete(self, reason="the runtime crashed")
-            else:
-                self._fail("internal error")
         return self.conversation.status
+
+    def _end_failed(self, reason: str) -> None:
+        if self.guard is not None:
+            self.guard.complete(self, reason=reason)
+        else:
+            self._fail(reason)
 
     # --- the loop -------------------------------------------------------------------
 
