@@ -30,11 +30,11 @@ def test_the_changelist_renders_with_the_demo_data(operator, seeded_rows, model)
     assert response.context["cl"].result_count >= 1
 
 
-@pytest.mark.parametrize("model", MODELS, ids=_label)
+SEARCHABLE = [model for model in MODELS if admin.site.get_model_admin(model).search_fields]
+
+
+@pytest.mark.parametrize("model", SEARCHABLE, ids=_label)
 def test_a_search_with_no_match_empties_the_changelist(operator, rows, model):
-    model_admin = admin.site.get_model_admin(model)
-    if not model_admin.search_fields:
-        pytest.skip(f"{_label(model)} has no search box")
     response = operator.get(_url(model, "changelist"), {"q": "zzz-no-such-thing"})
     assert response.status_code == 200
     assert response.context["cl"].result_count == 0

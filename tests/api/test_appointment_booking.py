@@ -74,20 +74,10 @@ def test_an_unknown_slot_is_a_field_error(alice_api):
     assert "does not exist" in response.json()["slot"][0]
 
 
-def _supports_concurrent_writers() -> bool:
-    # The SQLite test database lives in memory with a shared cache, where a
-    # second writer fails at once with "table is locked" instead of waiting
-    # for the lock: true concurrency is tested on PostgreSQL (.ci/run runs the
-    # suite there too) or on a SQLite file.
-    return connection.vendor != "sqlite" or not connection.is_in_memory_db()
-
-
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_proposals_for_one_slot_book_it_once():
     """GIVEN two patients WHEN both propose the same slot at the same moment
     THEN exactly one gets it (201) and the other gets 409."""
-    if not _supports_concurrent_writers():
-        pytest.skip("the in-memory SQLite test database cannot hold two writers; runs on PostgreSQL")
     slot = SlotFactory()
     patients = [UserFactory(username="first"), UserFactory(username="second")]
     start = threading.Barrier(len(patients), timeout=10)
