@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # System packages the test suite needs beside the Python ones:
 #   docker-compose  validates docker-compose.yml (`docker-compose config`)
+#   chromium        the browser the Playwright tests drive (/usr/bin/chromium)
 # Installed with apt-get when missing and we may (root); otherwise say what to install.
 set -euo pipefail
 
 missing=()
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
