@@ -40,30 +40,28 @@ class OutputReader:
             self.lines.put(line)
         self.lines.put(None)
 
-    def until(self, marker: str, timeout: float) -> str:
+    def _read(self, timeout: float, marker: str | None = None) -> bool:
+        """Collect lines for up to ``timeout`` s; True as soon as one contains ``marker``."""
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             try:
                 line = self.lines.get(timeout=left)
             except queue.Empty:
-                break
+                return False
             if line is None:
-                break
+                return False
             self.seen.append(line)
-            if marker in line:
-                return "".join(self.seen)
-        raise AssertionError(f"{marker!r} not seen in time; output:\n{''.join(self.seen)[-4000:]}")
+            if marker is not None and marker in line:
+                return True
+        return False
+
+    def until(self, marker: str, timeout: float) -> str:
+        if not self._read(timeout, marker):
+            raise AssertionError(f"{marker!r} not seen in time; output:\n{''.join(self.seen)[-4000:]}")
+        return "".join(self.seen)
 
     def rest(self, timeout: float) -> str:
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                line = self.lines.get(timeout=left)
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            self.seen.append(line)
+        self._read(timeout)
         return "".join(self.seen)
 
 
