@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from health import sos
 from health.messaging import delivery
 from health.messaging.transports import TransportError
 
@@ -49,3 +50,47 @@ def redeliver_stale_messages() -> int:
     for message_id in message_ids:
         deliver_message.delay(message_id)
     return len(message_ids)
+
+
+# --- SOS and the vitals monitor ---------------------------------------------------------
+# The end waits for a start flow still running in another worker: a second at
+# first, never more than ten between tries, for up to about ten minutes.
+END_MAX_RETRIES = 60
+
+
+@shared_task(acks_late=True)
+def hard_sos_countdown_elapsed(alert_id: int) -> bool:
+    """Open a hard SOS whose countdown is over and run its start flow
+    (``health.sos.open_after_countdown``); early or repeated runs do nothing."""
+    return sos.open_after_countdown(alert_id)
+
+
+@shared_task(acks_late=True)
+def sweep_sos_countdowns() -> int:
+    """Enqueue the countdown task for every overdue or stalled hard SOS; return
+    how many. Run periodically by beat (``health.monitor.schedule``)."""
+    alert_ids = sos.overdue_alert_ids()
+    for alert_id in alert_ids:
+        hard_sos_countdown_elapsed.delay(alert_id)
+    return len(alert_ids)
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(sos.StartInProgress,),
+    retry_backoff=1,
+    retry_backoff_max=10,
+    retry_jitter=False,
+    max_retries=END_MAX_RETRIES,
+)
+def end_hard_sos(alert_id: int) -> bool:
+    """Run the end flow, release the ambulance and resolve (``health.sos.finish_end``)."""
+    return sos.finish_end(alert_id)
+
+
+@shared_task(acks_late=True)
+def soft_sos(alert_id: int) -> int:
+    """Run the Action Manager's soft SOS flow for an alert the monitor raised."""
+    from agents.services import run_soft_sos
+
+    return run_soft_sos(alert_id).pk

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from health import sos
 from health.api.base import RefusedTransition
 from health.models import Alert, AlertEvent, Device, DoseEvent, Notification
 
@@ -56,23 +57,12 @@ def acknowledge_alert(alert: Alert) -> Alert:
 
 
 def cancel_alert(alert: Alert) -> Alert:
-    """Cancel a soft SOS that is still active, or a hard SOS during its countdown."""
-    with transaction.atomic():
-        locked = Alert.objects.select_for_update().get(pk=alert.pk)
-        if locked.kind == Alert.Kind.SOFT:
-            allowed = (Alert.State.OPEN, Alert.State.ACKNOWLEDGED)
-        else:
-            allowed = (Alert.State.COUNTDOWN,)
-        if locked.state not in allowed:
-            if locked.kind == Alert.Kind.HARD and locked.is_active:
-                raise RefusedTransition(
-                    "This hard SOS has already gone out to your contacts; it cannot be cancelled here."
-                )
-            raise RefusedTransition(f"Cannot cancel an alert that is {locked.state}.")
-        locked.state = Alert.State.CANCELLED
-        locked.save(update_fields=["state"])
-        AlertEvent.objects.create(alert=locked, kind="cancelled", message="Cancelled by the patient.")
-    return locked
+    """Cancel a soft SOS that is still active, or a hard SOS during its countdown
+    (``health.sos.cancel``: nothing was sent, so nothing needs taking back)."""
+    try:
+        return sos.cancel(alert)
+    except sos.SosRefused as exc:
+        raise RefusedTransition(str(exc)) from exc
 
 
 # --- Notifications ---------------------------------------------------------------

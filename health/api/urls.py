@@ -18,6 +18,7 @@ from health.api.profile import PatientProfileView
 from health.api.records import AppointmentHistoryViewSet, SymptomRecordViewSet
 from health.api.reports import DailyReportViewSet
 from health.api.schema import DeviceTokenScheme  # noqa: F401  (registers the auth scheme)
+from health.api.sos import SosViewSet
 from health.api.vitals import VitalReadingViewSet
 
 router = SimpleRouter(trailing_slash=True)
@@ -31,6 +32,7 @@ router.register("appointment-history", AppointmentHistoryViewSet, basename="appo
 router.register("symptom-records", SymptomRecordViewSet, basename="symptom-record")
 router.register("vitals", VitalReadingViewSet, basename="vital-reading")
 router.register("alerts", AlertViewSet, basename="alert")
+router.register("sos", SosViewSet, basename="sos")
 router.register("outbox", OutboundMessageViewSet, basename="outbound-message")
 router.register("notifications", NotificationViewSet, basename="notification")
 router.register("prescriptions", PrescriptionViewSet, basename="prescription")

@@ -255,6 +255,16 @@ MATRIX: dict[str, Route] = {
     "alert-detail": _detail(lambda bob: AlertFactory(user=bob)),
     "alert-acknowledge": _action(lambda bob: AlertFactory(user=bob)),
     "alert-cancel": _action(lambda bob: AlertFactory(user=bob)),
+    # The SOS button (health/api/sos.py): a press creates the user's own hard SOS,
+    # or marks a repeat on the one under way.
+    "sos-list": Route(
+        kind=OWNED_LIST,
+        methods=frozenset({"POST"}),
+        payloads={"POST": lambda o: {}},
+        other_writes={"POST": 201},
+    ),
+    "sos-end": _action(lambda bob: AlertFactory(user=bob, kind=Alert.Kind.HARD, state=Alert.State.OPEN)),
+    "sos-escalate": _action(lambda bob: AlertFactory(user=bob, kind=Alert.Kind.SOFT)),
     "outbound-message-list": _list(lambda bob: OutboundMessageFactory(user=bob)),
     "outbound-message-detail": _detail(lambda bob: OutboundMessageFactory(user=bob)),
     "notification-list": _list(lambda bob: NotificationFactory(user=bob)),

@@ -1,0 +1,390 @@
+"""Hard SOS: the button, its countdown, the start, the end, and escalation of a soft SOS.
+
+The life of a hard SOS alert::
+
+    press / escalate ─▶ COUNTDOWN (countdown_ends_at = now + SOS_COUNTDOWN_SECONDS)
+        │  cancel or end during the countdown ─▶ CANCELLED   (nothing was sent)
+        ▼  countdown over: a task enqueued with that countdown, or the beat sweep
+      OPEN ─▶ the Action Manager's start flow (notify, locate, dispatch, SMS)
+        │  end
+        ▼  the start flow has finished ─▶ the end flow ─▶ dispatch released
+      RESOLVED
+
+The SMS themselves are the Action Manager's job (``agents.services``): its SOS
+guard completes the fixed sequence even without a model. This module owns the
+states, the timing, the rate limits and the bookkeeping around those flows,
+and writes every step on the alert's timeline.
+
+Tasks run with ids only and every entry point is idempotent: a redelivered
+task, a second press, a second "end" find the work already done.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from frontend.realtime import push_to_user
+from health.messaging.outbox import queue_sms
+from health.models import Alert, AlertEvent, Ambulance, Dispatch, OutboundMessage
+
+# An SOS ended this soon after it went out was almost certainly pressed by
+# mistake; the end message then says so, so nobody keeps worrying.
+DEFAULT_FALSE_ALARM_SECONDS = 120
+# Hard SOS alerts that went out (cancelled ones sent nothing) a user may raise
+# per hour; more than that is a stuck button or a child playing, and the
+# contacts must not be flooded. The API tells the user to call the emergency
+# number directly instead.
+DEFAULT_MAX_PER_HOUR = 3
+# A start that has not begun this long after its countdown ended is picked up
+# again by the sweep (its task was lost, e.g. the broker was down at enqueue).
+STALLED_START_AFTER = dt.timedelta(seconds=30)
+START_KIND = "hard_sos_start"
+
+
+class SosRefused(Exception):
+    """The alert's kind or state does not allow this SOS step."""
+
+
+class SosRateLimited(SosRefused):
+    """Too many hard SOS alerts went out in the last hour."""
+
+
+class StartInProgress(Exception):
+    """The start flow is still running elsewhere; the end must wait for it."""
+
+
+def countdown_seconds() -> int:
+    return int(getattr(settings, "SOS_COUNTDOWN_SECONDS", 10))
+
+
+def false_alarm_window() -> dt.timedelta:
+    return dt.timedelta(seconds=int(getattr(settings, "SOS_FALSE_ALARM_SECONDS", DEFAULT_FALSE_ALARM_SECONDS)))
+
+
+def max_per_hour() -> int:
+    return int(getattr(settings, "SOS_MAX_PER_HOUR", DEFAULT_MAX_PER_HOUR))
+
+
+def _event(alert: Alert, kind: str, message: str, **data: Any) -> AlertEvent:
+    return AlertEvent.objects.create(alert=alert, kind=kind, message=message[:255], data=data)
+
+
+def push_alert(alert: Alert) -> None:
+    """Tell the user's open tabs about the alert's new state (after commit)."""
+    payload = {
+        "id": alert.pk,
+        "kind": alert.kind,
+        "state": alert.state,
+        "condition": alert.condition,
+        "countdown_ends_at": alert.countdown_ends_at.isoformat() if alert.countdown_ends_at else None,
+    }
+    user_id = alert.user_id
+    transaction.on_commit(lambda: push_to_user(user_id, "alert", payload), robust=True)
+
+
+def _enqueue_countdown(alert: Alert) -> None:
+    from health.tasks import hard_sos_countdown_elapsed
+
+    alert_id = alert.pk
+    delay = max(0.0, (alert.countdown_ends_at - timezone.now()).total_seconds())
+    # The beat sweep is the safety net if this enqueue is lost; the task
+    # itself refuses to open an alert whose countdown has not ended yet.
+    transaction.on_commit(lambda: hard_sos_countdown_elapsed.apply_async((alert_id,), countdown=delay), robust=True)
+
+
+def active_hard_sos(user) -> Alert | None:
+    return (
+        Alert.objects.filter(user=user, kind=Alert.Kind.HARD, state__in=Alert.ACTIVE_STATES)
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def _create_hard_sos(user, *, latitude: float | None, longitude: float | None, escalated_from: Alert | None) -> Alert:
+    """A new hard SOS in its countdown; the caller holds the user's lock."""
+    since = timezone.now() - dt.timedelta(hours=1)
+    went_out = (
+        Alert.objects.filter(user=user, kind=Alert.Kind.HARD, created_at__gte=since)
+        .exclude(state=Alert.State.CANCELLED)
+        .count()
+    )
+    if went_out >= max_per_hour():
+        raise SosRateLimited(
+            f"{went_out} SOS alerts went out in the last hour; no more are sent automatically. "
+            "If you need help now, call your local emergency number."
+        )
+    now = timezone.now()
+    alert = Alert.objects.create(
+        user=user,
+        kind=Alert.Kind.HARD,
+        state=Alert.State.COUNTDOWN,
+        latitude=latitude,
+        longitude=longitude,
+        countdown_ends_at=now + dt.timedelta(seconds=countdown_seconds()),
+        escalated_from=escalated_from,
+        summary="Hard SOS" + (f" escalated from a soft SOS ({escalated_from.condition})" if escalated_from else ""),
+    )
+    seconds = countdown_seconds()
+    if escalated_from is not None:
+        _event(alert, "escalated", f"Escalated from soft SOS #{escalated_from.pk}.", soft_alert=escalated_from.pk)
+    else:
+        _event(alert, "pressed", "SOS button pressed.")
+    _event(
+        alert,
+        "countdown_started",
+        f"Sending in {seconds} s unless cancelled." if seconds else "Sending now (no countdown configured).",
+        seconds=seconds,
+    )
+    _enqueue_countdown(alert)
+    push_alert(alert)
+    return alert
+
+
+def _lock_user(user) -> None:
+    # Serialises one user's presses: two taps in the same instant must not
+    # both find "no active SOS" and create two.
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+
+
+def press(user, *, latitude: float | None = None, longitude: float | None = None) -> tuple[Alert, bool]:
+    """The SOS button: start a hard SOS countdown; return ``(alert, created)``.
+
+    While the user already has an active hard SOS, a press returns that alert
+    (the repeat is on its timeline) and sends nothing new. Raises
+    ``SosRateLimited`` past the hourly limit.
+    """
+    with transaction.atomic():
+        _lock_user(user)
+        existing = active_hard_sos(user)
+        if existing is not None:
+            _event(existing, "repeat_press", "SOS button pressed again; this SOS is already under way.")
+            return existing, False
+        return _create_hard_sos(user, latitude=latitude, longitude=longitude, escalated_from=None), True
+
+
+def escalate(soft_alert: Alert) -> tuple[Alert, bool]:
+    """Turn the user's active soft SOS into a hard SOS (with the usual countdown).
+
+    The soft SOS is resolved, pointing at the hard one. Escalating again, or
+    while another hard SOS is active, returns that hard SOS: ``(alert, created)``.
+    """
+    with transaction.atomic():
+        _lock_user(soft_alert.user)
+        soft = Alert.objects.select_for_update().get(pk=soft_alert.pk)
+        if soft.kind != Alert.Kind.SOFT:
+            raise SosRefused("Only a soft SOS can be escalated.")
+        already = Alert.objects.filter(escalated_from=soft).first()
+        if already is not None:
+            return already, False
+        if soft.state not in (Alert.State.OPEN, Alert.State.ACKNOWLEDGED):
+            raise SosRefused(f"Cannot escalate a soft SOS that is {soft.state}.")
+        existing = active_hard_sos(soft.user)
+        if existing is not None:
+            hard, created = existing, False
+            _event(existing, "repeat_press", f"Soft SOS #{soft.pk} escalated; this SOS is already under way.")
+        else:
+            hard, created = _create_hard_sos(soft.user, latitude=None, longitude=None, escalated_from=soft), True
+        soft.state = Alert.State.RESOLVED
+        soft.resolved_at = timezone.now()
+        soft.save(update_fields=["state", "resolved_at"])
+        _event(soft, "escalated", f"Escalated to hard SOS #{hard.pk}.", hard_alert=hard.pk)
+        push_alert(soft)
+    return hard, created
+
+
+def cancel(alert: Alert) -> Alert:
+    """Cancel an active soft SOS, or a hard SOS still in its countdown (nothing was sent)."""
+    with transaction.atomic():
+        locked = Alert.objects.select_for_update().get(pk=alert.pk)
+        if locked.kind == Alert.Kind.SOFT:
+            allowed: tuple[str, ...] = (Alert.State.OPEN, Alert.State.ACKNOWLEDGED)
+        else:
+            allowed = (Alert.State.COUNTDOWN,)
+        if locked.state not in allowed:
+            if locked.kind == Alert.Kind.HARD and locked.is_active:
+                raise SosRefused("This hard SOS has already gone out to your contacts; it cannot be cancelled here.")
+            raise SosRefused(f"Cannot cancel an alert that is {locked.state}.")
+        locked.state = Alert.State.CANCELLED
+        locked.save(update_fields=["state"])
+        _event(locked, "cancelled", "Cancelled by the patient.")
+        push_alert(locked)
+    return locked
+
+
+def _conversation_status(alert: Alert, conversation_kind: str) -> str | None:
+    from agents.models import Conversation
+
+    event = AlertEvent.objects.filter(
+        alert=alert, kind="agent_conversation", data__conversation_kind=conversation_kind
+    ).first()
+    if event is None:
+        return None
+    return Conversation.objects.filter(pk=event.data["conversation"]).values_list("status", flat=True).first()
+
+
+def _run_start(alert: Alert) -> str | None:
+    """Run (or resume, or find finished) the start flow; return its conversation's status."""
+    from agents.services import run_hard_sos_start
+
+    conversation = run_hard_sos_start(alert.pk)
+    if conversation.status in ("completed", "failed") and not alert.events.filter(kind="start_finished").exists():
+        _event(
+            alert,
+            "start_finished",
+            "Emergency start sequence finished."
+            if conversation.status == "completed"
+            else "Emergency start sequence finished with errors: see the conversation.",
+            conversation=conversation.pk,
+            status=conversation.status,
+        )
+    return conversation.status
+
+
+def open_after_countdown(alert_id: int) -> bool:
+    """Once the countdown is over, open the hard SOS and run the start flow.
+
+    Returns whether the start flow ran. Does nothing for an alert still
+    counting down (the task ran early, or eagerly), cancelled or resolved;
+    for an open alert it resumes a start flow that did not finish.
+    """
+    with transaction.atomic():
+        alert = Alert.objects.select_for_update().get(pk=alert_id)
+        if alert.kind != Alert.Kind.HARD:
+            return False
+        if alert.state == Alert.State.COUNTDOWN:
+            if alert.countdown_ends_at is not None and timezone.now() < alert.countdown_ends_at:
+                return False
+            alert.state = Alert.State.OPEN
+            alert.save(update_fields=["state"])
+            _event(alert, "opened", "Countdown over: alerting the ambulance and your emergency contacts.")
+            push_alert(alert)
+        elif alert.state != Alert.State.OPEN:
+            return False
+    _run_start(alert)
+    return True
+
+
+def overdue_alert_ids(now: dt.datetime | None = None) -> list[int]:
+    """Hard SOS alerts whose countdown is over but that were not opened, and
+    open ones whose start flow never began (a lost task): the sweep's work."""
+    now = now or timezone.now()
+    overdue = Alert.objects.filter(kind=Alert.Kind.HARD, state=Alert.State.COUNTDOWN, countdown_ends_at__lte=now)
+    stalled = (
+        Alert.objects.filter(
+            kind=Alert.Kind.HARD, state=Alert.State.OPEN, countdown_ends_at__lte=now - STALLED_START_AFTER
+        )
+        .exclude(events__kind="agent_conversation", events__data__conversation_kind=START_KIND)
+        .exclude(events__kind="end_requested")
+    )
+    return sorted({*overdue.values_list("pk", flat=True), *stalled.values_list("pk", flat=True)})
+
+
+def request_end(alert: Alert) -> Alert:
+    """The user ends their hard SOS.
+
+    During the countdown this is a cancel (nothing was sent). Once open, the
+    end is recorded and the end flow runs in a task after the start flow has
+    finished. Ending a resolved or cancelled SOS changes nothing.
+    """
+    from health.tasks import end_hard_sos
+
+    with transaction.atomic():
+        locked = Alert.objects.select_for_update().get(pk=alert.pk)
+        if locked.kind != Alert.Kind.HARD:
+            raise SosRefused("Only a hard SOS can be ended; acknowledge or cancel a soft SOS.")
+        if locked.state == Alert.State.COUNTDOWN:
+            return cancel(locked)
+        if not locked.is_active:
+            return locked
+        if not locked.events.filter(kind="end_requested").exists():
+            _event(locked, "end_requested", "Ending the SOS: telling the ambulance and your contacts.")
+        alert_id = locked.pk
+        transaction.on_commit(lambda: end_hard_sos.delay(alert_id), robust=True)
+    return locked
+
+
+def _false_alarm(alert: Alert, user) -> None:
+    """Tell the dispatched ambulance and every contact that this SOS was a false alarm."""
+    name = user.get_full_name() or user.get_username()
+    body = f"FALSE ALARM: the SOS from {name} was raised by mistake and has been cancelled. No help is needed."
+    recipients: list[tuple[str, str, str]] = [
+        (d.ambulance.phone, d.ambulance.code, OutboundMessage.RecipientKind.AMBULANCE)
+        for d in Dispatch.objects.filter(alert=alert, released_at__isnull=True).select_related("ambulance")
+    ]
+    recipients += [
+        (c.phone, c.name, OutboundMessage.RecipientKind.EMERGENCY_CONTACT) for c in user.emergency_contacts.all()
+    ]
+    profile = getattr(user, "profile", None)
+    if profile is not None and not profile.sms_opt_in:
+        recipients = []
+    queued = 0
+    for number, name_, kind in recipients:
+        try:
+            queue_sms(
+                user=user,
+                recipient=number,
+                recipient_kind=kind,
+                recipient_name=name_,
+                body=body,
+                idempotency_key=f"sos:{alert.pk}:false-alarm:{number}",
+                alert=alert,
+            )
+            queued += 1
+        except ValidationError:
+            # One stale number must not keep the others from the news.
+            continue
+    _event(alert, "false_alarm", f"Ended within minutes: {queued} recipient(s) told it was a false alarm.")
+
+
+def finish_end(alert_id: int) -> bool:
+    """Run the end flow for an alert whose end was requested, then release its
+    ambulance and resolve it. Returns whether the alert is resolved.
+
+    The start flow runs (or is resumed) first, so no ambulance can be
+    dispatched after the end; raises ``StartInProgress`` while another worker
+    is still running it.
+    """
+    from agents.services import run_hard_sos_end
+
+    alert = Alert.objects.select_related("user").get(pk=alert_id)
+    if alert.kind != Alert.Kind.HARD:
+        return False
+    if alert.state == Alert.State.RESOLVED:
+        return True
+    if alert.state not in (Alert.State.OPEN, Alert.State.ACKNOWLEDGED):
+        return False
+    if _conversation_status(alert, START_KIND) in (None, "running", "idle"):
+        if _run_start(alert) in ("running", "idle"):
+            raise StartInProgress(f"alert {alert_id}: the start flow is still running")
+    run_hard_sos_end(alert_id)
+    now = timezone.now()
+    opened_at = alert.countdown_ends_at or alert.created_at
+    with transaction.atomic():
+        locked = Alert.objects.select_for_update().select_related("user").get(pk=alert_id)
+        if locked.state == Alert.State.RESOLVED:
+            return True
+        if now - opened_at <= false_alarm_window() and not locked.events.filter(kind="false_alarm").exists():
+            _false_alarm(locked, locked.user)
+        for dispatch in Dispatch.objects.select_for_update().filter(alert=locked, released_at__isnull=True):
+            dispatch.released_at = now
+            dispatch.save(update_fields=["released_at"])
+            Ambulance.objects.filter(pk=dispatch.ambulance_id).update(available=True)
+            _event(
+                locked,
+                "ambulance_released",
+                f"Ambulance {dispatch.ambulance.code} released.",
+                ambulance=dispatch.ambulance.code,
+            )
+        locked.state = Alert.State.RESOLVED
+        locked.resolved_at = now
+        locked.save(update_fields=["state", "resolved_at"])
+        _event(locked, "resolved", "SOS ended.")
+        push_alert(locked)
+    return True

@@ -1,0 +1,47 @@
+"""Fixtures of the Health Manager's tests: alice's contacts, ambulances around
+her home in Berlin, a watch with its token, and a clock that tests can move."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from unittest import mock
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import AmbulanceFactory, EmergencyContactFactory
+
+
+@pytest.fixture
+def alice_contacts(alice):
+    return [
+        EmergencyContactFactory(user=alice, name="Dana", phone="+14155550101"),
+        EmergencyContactFactory(user=alice, name="Eli", phone="+14155550102"),
+    ]
+
+
+@pytest.fixture
+def ambulances(db):
+    """One ambulance near alice's home, one far away in Munich, one busy next door."""
+    return {
+        "near": AmbulanceFactory(code="AMB-NEAR", phone="+14155560001", latitude=52.53, longitude=13.41),
+        "far": AmbulanceFactory(code="AMB-FAR", phone="+14155560002", latitude=48.14, longitude=11.58),
+        "busy": AmbulanceFactory(
+            code="AMB-BUSY", phone="+14155560003", latitude=52.52, longitude=13.405, available=False
+        ),
+    }
+
+
+@contextmanager
+def _frozen(when: dt.datetime) -> Iterator[dt.datetime]:
+    with mock.patch("django.utils.timezone.now", return_value=when):
+        yield when
+
+
+@pytest.fixture
+def clock() -> Callable[[float], object]:
+    """``with clock(seconds):`` runs the block that many seconds from the test's start."""
+    start = timezone.now()
+    return lambda seconds: _frozen(start + dt.timedelta(seconds=seconds))

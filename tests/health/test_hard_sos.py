@@ -1,0 +1,263 @@
+"""The SOS button through the API: a countdown that can be cancelled, then
+exactly one message to the nearest ambulance and one to every contact; the end
+tells them it is over and releases the ambulance. The clock is moved by the
+tests; the beat sweep and the countdown task are called as beat would."""
+
+from __future__ import annotations
+
+import pytest
+
+from health.models import Alert, AlertEvent, Ambulance, Dispatch, OutboundMessage
+from health.tasks import hard_sos_countdown_elapsed, sweep_sos_countdowns
+from tests.factories import AlertFactory, EmergencyContactFactory
+
+COUNTDOWN = 10
+
+
+@pytest.fixture(autouse=True)
+def ten_second_countdown(settings):
+    settings.SOS_COUNTDOWN_SECONDS = COUNTDOWN
+
+
+def outbox(alert: Alert) -> list[tuple[str, str]]:
+    return sorted((m.recipient_kind, m.recipient) for m in OutboundMessage.objects.filter(alert=alert))
+
+
+def press(client, clock, at: float = 0) -> tuple[int, dict]:
+    with clock(at):
+        response = client.post("/api/sos/", {}, format="json")
+    return response.status_code, response.json()
+
+
+def sweep(clock, at: float) -> int:
+    with clock(at):
+        return sweep_sos_countdowns.delay().get()
+
+
+def started(client, clock) -> Alert:
+    status, body = press(client, clock)
+    assert status == 201
+    sweep(clock, COUNTDOWN + 1)
+    return Alert.objects.get(pk=body["id"])
+
+
+def end(client, alert: Alert, clock, at: float, django_capture_on_commit_callbacks):
+    with clock(at), django_capture_on_commit_callbacks(execute=True):
+        return client.post(f"/api/sos/{alert.pk}/end/")
+
+
+START_ROWS = [
+    ("ambulance", "+14155560001"),
+    ("emergency_contact", "+14155550101"),
+    ("emergency_contact", "+14155550102"),
+]
+
+
+def test_pressing_sos_starts_a_countdown_and_sends_nothing_yet(alice, alice_api, alice_contacts, ambulances, clock):
+    status, body = press(alice_api, clock)
+
+    assert status == 201
+    assert body["kind"] == "hard" and body["state"] == "countdown"
+    alert = Alert.objects.get(pk=body["id"])
+    assert (alert.countdown_ends_at - alert.created_at).total_seconds() == pytest.approx(COUNTDOWN)
+    assert [e["kind"] for e in body["events"]] == ["pressed", "countdown_started"]
+    assert OutboundMessage.objects.count() == 0
+
+
+def test_the_countdown_task_run_before_the_countdown_ends_sends_nothing(alice, alice_api, alice_contacts, clock):
+    _, body = press(alice_api, clock)
+
+    with clock(COUNTDOWN - 1):
+        hard_sos_countdown_elapsed.delay(body["id"])
+
+    assert Alert.objects.get(pk=body["id"]).state == "countdown"
+    assert OutboundMessage.objects.count() == 0
+
+
+def test_after_the_countdown_the_nearest_ambulance_and_every_contact_get_exactly_one_message(
+    alice, alice_api, alice_contacts, ambulances, clock
+):
+    EmergencyContactFactory(name="Someone else's", phone="+14155550199")  # another user's contact
+    _, body = press(alice_api, clock)
+
+    assert sweep(clock, COUNTDOWN - 1) == 0
+    assert sweep(clock, COUNTDOWN + 1) == 1
+
+    alert = Alert.objects.get(pk=body["id"])
+    assert alert.state == "open"
+    assert outbox(alert) == START_ROWS
+    to_ambulance = OutboundMessage.objects.get(alert=alert, recipient_kind="ambulance")
+    assert "52.52" in to_ambulance.body and "13.405" in to_ambulance.body and "Alice" in to_ambulance.body
+    assert Dispatch.objects.get(alert=alert, released_at__isnull=True).ambulance.code == "AMB-NEAR"
+    assert Ambulance.objects.get(code="AMB-NEAR").available is False
+
+
+def test_repeated_presses_and_sweeps_send_nothing_twice(alice, alice_api, alice_contacts, ambulances, clock):
+    alert = started(alice_api, clock)
+
+    status, body = press(alice_api, clock, at=COUNTDOWN + 2)
+    sweep(clock, COUNTDOWN + 40)
+    with clock(COUNTDOWN + 41):
+        hard_sos_countdown_elapsed.delay(alert.pk)
+
+    assert status == 200 and body["id"] == alert.pk
+    assert Alert.objects.filter(user=alice, kind="hard").count() == 1
+    assert outbox(alert) == START_ROWS
+    assert Dispatch.objects.filter(alert=alert).count() == 1
+    assert AlertEvent.objects.filter(alert=alert, kind="repeat_press").count() == 1
+
+
+def test_cancelling_during_the_countdown_sends_nothing_even_after_it_ends(
+    alice, alice_api, alice_contacts, ambulances, clock
+):
+    _, body = press(alice_api, clock)
+    with clock(COUNTDOWN - 2):
+        response = alice_api.post(f"/api/alerts/{body['id']}/cancel/")
+
+    sweep(clock, COUNTDOWN + 1)
+    with clock(COUNTDOWN + 2):
+        hard_sos_countdown_elapsed.delay(body["id"])
+
+    assert response.status_code == 200
+    assert Alert.objects.get(pk=body["id"]).state == "cancelled"
+    assert OutboundMessage.objects.count() == 0
+    assert not Dispatch.objects.exists()
+
+
+def test_ending_during_the_countdown_cancels_and_sends_nothing(alice, alice_api, alice_contacts, ambulances, clock):
+    _, body = press(alice_api, clock)
+
+    with clock(3):
+        response = alice_api.post(f"/api/sos/{body['id']}/end/")
+    sweep(clock, COUNTDOWN + 1)
+
+    assert response.json()["state"] == "cancelled"
+    assert OutboundMessage.objects.count() == 0
+
+
+def test_a_zero_countdown_sends_at_once(
+    alice, alice_api, alice_contacts, ambulances, settings, django_capture_on_commit_callbacks
+):
+    settings.SOS_COUNTDOWN_SECONDS = 0
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice_api.post("/api/sos/", {}, format="json")
+
+    alert = Alert.objects.get(pk=response.json()["id"])
+    assert alert.state == "open"
+    assert outbox(alert) == START_ROWS
+
+
+def test_ending_tells_the_ambulance_and_contacts_then_releases_the_ambulance(
+    alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks
+):
+    alert = started(alice_api, clock)
+
+    response = end(alice_api, alert, clock, 600, django_capture_on_commit_callbacks)
+
+    assert response.status_code == 200
+    alert.refresh_from_db()
+    assert alert.state == "resolved" and alert.resolved_at is not None
+    end_rows = OutboundMessage.objects.filter(alert=alert, body__contains="resolved")
+    assert sorted((m.recipient_kind, m.recipient) for m in end_rows) == START_ROWS
+    assert outbox(alert) == sorted(START_ROWS * 2)
+    assert not OutboundMessage.objects.filter(body__contains="FALSE ALARM").exists()
+    dispatch = Dispatch.objects.get(alert=alert)
+    assert dispatch.released_at is not None
+    assert Ambulance.objects.get(code="AMB-NEAR").available is True
+    timeline = list(alert.events.exclude(kind="guard_acted").values_list("kind", flat=True))
+    assert timeline == [
+        "pressed",
+        "countdown_started",
+        "opened",
+        "agent_conversation",
+        "ambulance_assigned",
+        "start_finished",
+        "end_requested",
+        "agent_conversation",
+        "ambulance_released",
+        "resolved",
+    ]
+
+
+def test_ending_twice_sends_the_end_messages_once(
+    alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks
+):
+    alert = started(alice_api, clock)
+
+    end(alice_api, alert, clock, 600, django_capture_on_commit_callbacks)
+    second = end(alice_api, alert, clock, 601, django_capture_on_commit_callbacks)
+
+    assert second.status_code == 200 and second.json()["state"] == "resolved"
+    assert outbox(alert) == sorted(START_ROWS * 2)
+
+
+def test_ending_within_two_minutes_tells_everyone_it_was_a_false_alarm(
+    alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks
+):
+    alert = started(alice_api, clock)
+
+    end(alice_api, alert, clock, COUNTDOWN + 30, django_capture_on_commit_callbacks)
+
+    false_alarm = OutboundMessage.objects.filter(alert=alert, body__startswith="FALSE ALARM")
+    assert sorted((m.recipient_kind, m.recipient) for m in false_alarm) == START_ROWS
+    assert Ambulance.objects.get(code="AMB-NEAR").available is True
+
+
+def test_ending_before_the_start_flow_ran_runs_it_first_so_no_ambulance_stays_dispatched(
+    alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks
+):
+    _, body = press(alice_api, clock)
+    alert = Alert.objects.get(pk=body["id"])
+    # The countdown ended and the alert opened, but its start task has not run yet.
+    Alert.objects.filter(pk=alert.pk).update(state=Alert.State.OPEN)
+
+    end(alice_api, alert, clock, COUNTDOWN + 5, django_capture_on_commit_callbacks)
+
+    alert.refresh_from_db()
+    assert alert.state == "resolved"
+    assert not Dispatch.objects.filter(released_at__isnull=True).exists()
+    assert Ambulance.objects.get(code="AMB-NEAR").available is True
+    kinds = list(alert.events.filter(kind="agent_conversation").values_list("data__conversation_kind", flat=True))
+    assert kinds == ["hard_sos_start", "hard_sos_end"]
+
+
+def test_only_a_few_hard_sos_go_out_per_hour(alice, alice_api, alice_contacts, ambulances, clock, settings):
+    settings.SOS_MAX_PER_HOUR = 2
+    for _ in range(2):
+        AlertFactory(user=alice, kind=Alert.Kind.HARD, state=Alert.State.RESOLVED)
+    AlertFactory(user=alice, kind=Alert.Kind.HARD, state=Alert.State.CANCELLED)  # sent nothing: not counted
+
+    status, body = press(alice_api, clock)
+
+    assert status == 429
+    assert "emergency number" in body["detail"]
+    assert Alert.objects.filter(user=alice, kind="hard").count() == 3
+
+
+def test_escalating_a_soft_sos_starts_a_hard_sos_countdown_and_resolves_the_soft_one(
+    alice, alice_api, alice_contacts, ambulances, clock
+):
+    soft = AlertFactory(user=alice, kind=Alert.Kind.SOFT, condition="hypoxia", vitals_snapshot={"spo2": 86})
+
+    with clock(0):
+        response = alice_api.post(f"/api/sos/{soft.pk}/escalate/")
+    again = alice_api.post(f"/api/sos/{soft.pk}/escalate/")
+    sweep(clock, COUNTDOWN + 1)
+
+    assert response.status_code == 201
+    assert again.status_code == 200 and again.json()["id"] == response.json()["id"]
+    hard = Alert.objects.get(pk=response.json()["id"])
+    assert hard.kind == "hard" and hard.escalated_from == soft and hard.state == "open"
+    soft.refresh_from_db()
+    assert soft.state == "resolved"
+    assert outbox(hard) == START_ROWS
+
+
+def test_a_hard_sos_cannot_be_escalated_and_a_soft_one_cannot_be_ended(alice, alice_api):
+    hard = AlertFactory(user=alice, kind=Alert.Kind.HARD, state=Alert.State.OPEN)
+    soft = AlertFactory(user=alice, kind=Alert.Kind.SOFT)
+
+    assert alice_api.post(f"/api/sos/{hard.pk}/escalate/").status_code == 409
+    assert alice_api.post(f"/api/sos/{soft.pk}/end/").status_code == 409
+    assert not AlertEvent.objects.exists()
