@@ -24,6 +24,24 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/home.html", context)
 
 
+@login_required
+def chat(request: HttpRequest) -> HttpResponse:
+    """Chat with the assistant beside its live agent log; the page loads its data from /api/conversations/."""
+    return render(request, "frontend/chat.html")
+
+
+@login_required
+def notifications(request: HttpRequest) -> HttpResponse:
+    """The notification centre; the list comes from /api/notifications/."""
+    return render(request, "frontend/notifications.html")
+
+
+@login_required
+def profile(request: HttpRequest) -> HttpResponse:
+    """Profile and emergency contacts, edited through /api/profile/ and /api/emergency-contacts/."""
+    return render(request, "frontend/profile.html")
+
+
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness for compose/orchestrators: the database answers."""
     with connection.cursor() as cursor:

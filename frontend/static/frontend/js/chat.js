@@ -1,0 +1,356 @@
+// The chat page: conversation history, the transcript built from the agent's
+// steps, the "thinking" state, inline answers to the assistant's questions,
+// appointment proposals with Confirm / Decline, and the live agent log.
+import { AgentLog, setupLogToggle } from "./agent-log.js";
+import { api, el, formatDay, formatWhen } from "./api.js";
+import { onEvent } from "./events.js";
+
+const ASKING_TOOLS = new Set(["get_input_from_user", "follow_up_with_user"]);
+const STATUS_LABELS = {
+  idle: "New",
+  running: "Working…",
+  waiting_input: "Waiting for your answer",
+  completed: "Done",
+  failed: "Could not finish",
+};
+const KIND_LABELS = { chat: "Chat", hard_sos_start: "SOS", hard_sos_end: "SOS ended", soft_sos: "Vitals alert" };
+
+const $ = (id) => document.getElementById(id);
+const messages = $("messages");
+const composer = $("composer");
+const textarea = $("message");
+const sendButton = $("send");
+const log = new AgentLog($("log-entries"), $("log-empty"));
+
+let current = null; // the open conversation, as the API returns it
+let steps = new Map(); // index -> step of the open conversation
+let sending = false;
+
+// --- steps -> what the patient reads ------------------------------------------
+
+function normalize(step) {
+  return { ...step, role: step.role ?? step.from };
+}
+
+function questionOf(call) {
+  const p = call.parameters ?? {};
+  if (call.tool === "get_input_from_user") return p.questions ?? "";
+  // The server words follow-ups this way (agents/tools/interaction.py).
+  let text = `You told me about: ${p.current_symptoms}.`;
+  if (p.past_complaints?.length) text += ` Earlier you reported: ${p.past_complaints.join("; ")}.`;
+  return `${text} How are you feeling now, and has anything changed?`;
+}
+
+function answerOf(result) {
+  if (typeof result === "string") return result;
+  if (result && typeof result.user === "string") return result.user;
+  return JSON.stringify(result);
+}
+
+// The transcript as a list of bubbles, each keyed by the step it comes from.
+function transcript() {
+  const ordered = [...steps.values()].sort((a, b) => a.index - b.index);
+  const last = ordered.at(-1);
+  const items = [];
+  let lastCall = null;
+  let offer = null; // the specialist and slot most recently found
+  for (const step of ordered) {
+    const value = step.value ?? {};
+    if (step.role === "user") {
+      items.push({ index: step.index, kind: "user", text: String(value) });
+    } else if (step.role === "caller") {
+      lastCall = value;
+      const pending = step === last && current?.status === "waiting_input";
+      if (ASKING_TOOLS.has(value.tool) && pending) {
+        const text = current.question || questionOf(value);
+        items.push({ index: step.index, kind: offer ? "proposal" : "question", text, offer, pending: true });
+        offer = null;
+      }
+    } else if (step.role === "observation" && lastCall) {
+      if (ASKING_TOOLS.has(lastCall.tool) && "result" in value) {
+        // Asked and answered: the question, then the patient's answer.
+        items.push({ index: step.index - 1, kind: offer ? "proposal" : "question", text: questionOf(lastCall), offer, pending: false });
+        items.push({ index: step.index, kind: "user", text: answerOf(value.result) });
+        offer = null;
+      } else if (lastCall.tool === "get_available_specialists" && value.result?.specialist_id) {
+        offer = value.result;
+      } else if (lastCall.tool === "notify_user" && value.result === true) {
+        const p = lastCall.parameters ?? {};
+        items.push({ index: step.index, kind: "notice", text: p.message || p.symptoms || "" });
+      }
+      lastCall = null;
+    }
+  }
+  return items;
+}
+
+function bubble(item) {
+  const who = item.kind === "user" ? "You" : "Assistant";
+  const node = el(
+    "li",
+    { class: `bubble bubble-${item.kind === "user" ? "user" : "assistant"} kind-${item.kind}`, "data-index": item.index },
+    el("span", { class: "visually-hidden" }, `${who}: `),
+    el("p", {}, item.text),
+  );
+  if (item.kind === "proposal" && item.offer) {
+    const slot = item.offer.available_slot ?? {};
+    node.append(
+      el(
+        "dl",
+        { class: "proposal" },
+        el("dt", {}, "Specialist"),
+        el("dd", {}, item.offer.name),
+        el("dt", {}, "When"),
+        el("dd", {}, `${formatDay(slot.date)}, ${slot.time ?? ""}`),
+      ),
+    );
+    if (item.pending) {
+      node.append(
+        el(
+          "div",
+          { class: "proposal-actions" },
+          el("button", { type: "button", class: "primary", onclick: () => send("yes") }, "Confirm"),
+          el("button", { type: "button", class: "secondary", onclick: () => send("no") }, "Decline"),
+        ),
+      );
+    }
+  }
+  return node;
+}
+
+function renderTranscript() {
+  const items = transcript();
+  const keys = new Set(items.map((item) => `${item.kind}:${item.index}:${item.pending ? "p" : ""}`));
+  // Drop bubbles that no longer apply (a question's buttons once it is answered).
+  for (const node of [...messages.children]) {
+    if (!keys.has(node.dataset.key)) node.remove();
+  }
+  for (const item of items) {
+    const key = `${item.kind}:${item.index}:${item.pending ? "p" : ""}`;
+    if (messages.querySelector(`[data-key="${CSS.escape(key)}"]`)) continue;
+    const node = bubble(item);
+    node.dataset.key = key;
+    // Append-only in index order, so the live region announces only what is new.
+    const later = [...messages.children].find((other) => Number(other.dataset.index) > item.index);
+    messages.insertBefore(node, later ?? null);
+  }
+  $("chat-intro").hidden = items.length > 0;
+}
+
+// --- status, errors and the composer ------------------------------------------
+
+function showError(text) {
+  const box = $("chat-error");
+  box.textContent = text;
+  box.hidden = !text;
+}
+
+function renderStatus() {
+  const status = current?.status ?? "idle";
+  const systemRun = current && current.kind !== "chat";
+  $("thinking").hidden = !(sending || status === "running");
+  sendButton.disabled = sending || status === "running" || systemRun;
+  textarea.disabled = systemRun;
+  const hint = $("composer-hint");
+  hint.hidden = false;
+  if (systemRun) hint.textContent = "This conversation was run by the system for an alert; it takes no messages.";
+  else if (status === "waiting_input") hint.textContent = "The assistant asked you a question: type your answer and press Send.";
+  else if (status === "running") hint.textContent = "Please wait until the assistant has finished.";
+  else hint.hidden = true;
+  composer.querySelector("label").textContent = status === "waiting_input" ? "Your answer" : "Your message";
+  if (status === "failed") {
+    const reason = (current.error || "unknown error").replace(/[.\s]+$/, "");
+    showError(`The assistant could not finish: ${reason}. You can try again below.`);
+  }
+  document.body.dataset.chatStatus = status;
+}
+
+async function renderBookings() {
+  let box = $("bookings");
+  if (!box) {
+    box = el("div", { id: "bookings", class: "bookings", "aria-live": "polite" });
+    messages.after(box);
+  }
+  if (!current) {
+    box.replaceChildren();
+    return;
+  }
+  const conversationId = current.id;
+  let appointments;
+  try {
+    appointments = (await api("/api/appointments/")).results;
+  } catch {
+    return; // bookings are also on the home page; a failed refresh is not worth an error here
+  }
+  if (current?.id !== conversationId) return;
+  const mine = appointments.filter((a) => a.conversation === conversationId && a.state !== "cancelled");
+  box.replaceChildren(
+    ...mine.map((a) =>
+      el(
+        "div",
+        { class: "booking card-inner", "data-appointment": a.id },
+        el("h3", {}, a.state === "confirmed" ? "Appointment booked" : "Appointment held for you"),
+        el("p", {}, el("strong", {}, a.specialist_name), ` (${a.specialization})`),
+        el("p", {}, formatWhen(a.starts_at), a.hospital ? ` · ${a.hospital}` : ""),
+      ),
+    ),
+  );
+}
+
+// --- loading conversations ------------------------------------------------------
+
+async function loadList() {
+  let page;
+  try {
+    page = await api("/api/conversations/");
+  } catch (error) {
+    showError(`Your conversations could not be loaded: ${error.message}`);
+    return;
+  }
+  const list = $("conversation-list");
+  list.replaceChildren(
+    ...page.results.map((c) =>
+      el(
+        "li",
+        {},
+        el(
+          "button",
+          { type: "button", class: "conversation-item", "aria-current": c.id === current?.id ? "true" : false, onclick: () => open(c.id) },
+          el("span", { class: "conversation-title" }, c.title || "Untitled"),
+          el("span", { class: "conversation-meta" }, `${KIND_LABELS[c.kind] ?? c.kind} · ${STATUS_LABELS[c.status] ?? c.status} · ${formatWhen(c.updated_at)}`),
+        ),
+      ),
+    ),
+  );
+  $("conversation-empty").hidden = page.results.length > 0;
+}
+
+async function refresh() {
+  if (!current) return;
+  const id = current.id;
+  const [conversation, rows] = await Promise.all([api(`/api/conversations/${id}/`), api(`/api/conversations/${id}/steps/`)]);
+  if (current?.id !== id) return;
+  current = conversation;
+  for (const row of rows) addStep(normalize(row));
+  renderTranscript();
+  renderStatus();
+}
+
+async function open(id) {
+  current = { id, status: "idle", kind: "chat" };
+  steps = new Map();
+  messages.replaceChildren();
+  log.reset();
+  showError("");
+  history.replaceState(null, "", `?c=${id}`);
+  try {
+    await refresh();
+  } catch (error) {
+    showError(error.status === 404 ? "This conversation does not exist." : `The conversation could not be loaded: ${error.message}`);
+    current = null;
+    return;
+  }
+  $("chat-title").textContent = current.title || "Conversation";
+  renderBookings();
+  loadList();
+}
+
+function startNew() {
+  current = null;
+  steps = new Map();
+  messages.replaceChildren();
+  log.reset();
+  showError("");
+  history.replaceState(null, "", location.pathname);
+  $("chat-title").textContent = "New conversation";
+  renderBookings();
+  renderStatus();
+  loadList();
+  textarea.focus();
+}
+
+function addStep(step) {
+  if (steps.has(step.index)) return;
+  steps.set(step.index, step);
+  log.add(step);
+}
+
+// --- sending ----------------------------------------------------------------------
+
+async function send(text) {
+  text = text.trim();
+  if (!text || sending) return;
+  sending = true;
+  showError("");
+  renderStatus();
+  try {
+    if (!current) {
+      const conversation = await api("/api/conversations/", { method: "POST", body: { text } });
+      textarea.value = "";
+      sending = false;
+      await open(conversation.id);
+    } else {
+      const conversation = await api(`/api/conversations/${current.id}/messages/`, { method: "POST", body: { text } });
+      textarea.value = "";
+      sending = false;
+      current = { ...current, ...conversation };
+      await refresh();
+      if (current.status === "completed") renderBookings();
+      loadList();
+    }
+  } catch (error) {
+    sending = false;
+    if (error.status === 409) showError(`${error.message} Please wait for it to finish, then send your message again.`);
+    else if (error.fields?.text) showError(`Your message was not sent: ${error.fields.text.join(" ")}`);
+    else showError(`Your message was not sent: ${error.message}`);
+  }
+  renderStatus();
+  textarea.focus();
+}
+
+composer.addEventListener("submit", (event) => {
+  event.preventDefault();
+  send(textarea.value);
+});
+textarea.addEventListener("keydown", (event) => {
+  // Enter sends, Shift+Enter starts a new line, as in most chat apps.
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    send(textarea.value);
+  }
+});
+$("new-chat").addEventListener("click", startNew);
+
+// --- live events ---------------------------------------------------------------------
+
+onEvent("agent_step", (data) => {
+  if (current?.id !== data.conversation) return;
+  addStep(normalize(data));
+  renderTranscript();
+});
+onEvent("agent_status", (data) => {
+  if (current?.id !== data.conversation) {
+    loadList();
+    return;
+  }
+  current = { ...current, status: data.status, question: data.question ?? null };
+  renderTranscript();
+  renderStatus();
+  // The error text and any booking live in the database: read them back.
+  if (data.status === "failed" || data.status === "completed") {
+    refresh().then(renderBookings, () => {});
+    loadList();
+  }
+});
+onEvent("reconnected", () => {
+  loadList();
+  if (current) refresh().catch(() => {});
+});
+
+setupLogToggle($("toggle-log"), $("agent-log"), $("chat-layout"));
+const requested = Number(new URLSearchParams(location.search).get("c"));
+if (requested) open(requested);
+else {
+  renderStatus();
+  loadList();
+}
