@@ -1,0 +1,120 @@
+"""A real browser against the real ASGI app: daphne serves HTTP and websockets
+from a thread of the test process, so tests share its database and can
+install a scripted model with ``agents.llm.scripted.install``.
+
+Daphne runs in a thread rather than in channels' forked ChannelsLiveServerTestCase
+process because the scripted backend and the in-memory channel layer are
+per-process: a forked server would not see a script installed by the test.
+Twisted's reactor cannot be restarted, so the server lives for the session.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def live_url() -> Iterator[str]:
+    """The base URL of the app served by daphne in a background thread."""
+    from daphne.endpoints import build_endpoint_description_strings
+    from daphne.server import Server
+    from twisted.internet import reactor
+
+    from backend.asgi import application
+
+    port = _free_port()
+    ready = threading.Event()
+    server = Server(
+        application=ASGIStaticFilesHandler(application),
+        endpoints=build_endpoint_description_strings(host="127.0.0.1", port=port),
+        signal_handlers=False,
+        ready_callable=ready.set,
+    )
+    thread = threading.Thread(target=server.run, name="daphne", daemon=True)
+    thread.start()
+    assert ready.wait(10), "daphne did not start"
+    yield f"http://127.0.0.1:{port}"
+    reactor.callFromThread(reactor.stop)
+    thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def browser(django_db_setup) -> Iterator:
+    """Chromium for one test module.
+
+    Playwright's sync API marks an asyncio loop as running in this thread for
+    as long as it is started. Django then refuses ORM calls here, and asgiref
+    refuses async_to_sync, so it must not outlive the browser tests: it is
+    started after the test database exists and stopped at the module's end,
+    and only meanwhile are the test's own (synchronous) ORM calls allowed.
+    """
+    from playwright.sync_api import sync_playwright
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-background-networking"]
+            )
+            yield chromium
+            chromium.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+@pytest.fixture
+def page(browser, live_url, transactional_db) -> Iterator:
+    context = browser.new_context(base_url=live_url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(5000)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page screenshot under artifacts/screenshots/ (gitignored) for a human to look at."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+@pytest.fixture
+def scripted_model(settings):
+    """Install a scripted planner/caller for runs started by the served app (same process)."""
+    from agents.llm import scripted
+
+    settings.AGENT_BACKEND = "scripted"
+
+    def install(planner=(), caller=()):
+        backend = scripted.ScriptedBackend(planner=planner, caller=caller)
+        scripted.install(backend)
+        return backend
+
+    yield install
+    scripted.install(None)
+
+
+def sign_in(page, username: str, password: str = "correct horse battery") -> None:
+    """Sign in through the login form, as a patient would."""
+    page.goto("/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/")

@@ -1,0 +1,145 @@
+"""Chatting through a whole appointment in a real browser: the scripted model
+finds a specialist, the patient confirms the proposal with a button, and the
+booking shows in the chat, the agent log and the database."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from agents.models import Conversation
+from health.models import Appointment
+from tests.agents.helpers import BERLIN, call, end, plan, slot_text
+from tests.browser.conftest import screenshot, sign_in
+from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
+
+REQUEST = "I have had a fever and a sore throat since yesterday."
+SYMPTOMS = "fever, sore throat"
+
+
+@pytest.fixture
+def gp_slot(db):
+    tomorrow = timezone.now().astimezone(BERLIN) + dt.timedelta(days=1)
+    starts = tomorrow.replace(hour=10, minute=0, second=0, microsecond=0)
+    specialist = SpecialistFactory(
+        name="Dr. Diego Arroyo", specialization=SpecializationFactory(name="general physician")
+    )
+    return SlotFactory(specialist=specialist, starts_at=starts, ends_at=starts + dt.timedelta(minutes=30))
+
+
+def appointment_script(ref: str, slot) -> dict[str, list[str]]:
+    when, specialist_id = slot_text(slot), str(slot.specialist_id)
+    return {
+        "planner": [
+            plan("Fever and a sore throat: a general physician fits.", "Find a general physician."),
+            plan("Dr. Diego Arroyo is available.", "Suggest the appointment to the user."),
+            plan("The user confirmed.", "Book the appointment."),
+            plan("Booked.", "Tell the user."),
+            end(),
+        ],
+        "caller": [
+            call("get_available_specialists", symptoms=SYMPTOMS, specialization="General Physician"),
+            call("get_input_from_user", user_id=ref, questions="Dr. Diego Arroyo can see you tomorrow. Book it?"),
+            call("book_appointment", user_id=ref, specialist_id=specialist_id, appointment_time_date=when),
+            call("notify_user", user_id=ref, message="Your appointment with Dr. Diego Arroyo is booked."),
+        ],
+    }
+
+
+def test_a_patient_books_an_appointment_by_chat_and_sees_the_agent_log(page, alice, gp_slot, scripted_model):
+    scripted_model(**appointment_script(str(alice.pk), gp_slot))
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Chat").click()
+
+    page.get_by_label("Your message").fill(REQUEST)
+    page.get_by_role("button", name="Send").click()
+
+    messages = page.get_by_role("log", name="Messages")
+    expect(messages.get_by_text(REQUEST)).to_be_visible()
+    expect(messages.get_by_text("Dr. Diego Arroyo can see you tomorrow. Book it?")).to_be_visible()
+    expect(messages.locator(".proposal")).to_contain_text("Dr. Diego Arroyo (General Physician)")
+    log = page.locator("#agent-log")
+    expect(log).to_contain_text("Find a general physician.")
+    expect(log).to_contain_text("get_available_specialists")
+    screenshot(page, "chat-proposal")
+
+    page.get_by_role("button", name="Confirm").click()
+
+    expect(messages.locator(".bubble-user").last).to_have_text("You: yes")
+    expect(messages.get_by_text("Your appointment with Dr. Diego Arroyo is booked.")).to_be_visible()
+    expect(page.locator(".booking")).to_contain_text("Appointment booked")
+    expect(page.locator(".booking")).to_contain_text("Dr. Diego Arroyo")
+    expect(page.get_by_role("button", name="Confirm")).to_have_count(0)
+    expect(log).to_contain_text("book_appointment")
+    expect(log.locator(".log-meta").first).to_contain_text("tokens")
+    expect(page.get_by_role("status").filter(has_text="thinking")).to_be_hidden()
+    screenshot(page, "chat-booked")
+
+    appointment = Appointment.objects.get(user=alice)
+    assert (appointment.slot, appointment.state) == (gp_slot, Appointment.State.CONFIRMED)
+    assert Conversation.objects.get(user=alice).status == Conversation.Status.COMPLETED
+
+
+def test_a_run_that_fails_says_why_and_the_chat_stays_usable(page, alice, scripted_model):
+    scripted_model(planner=[], caller=[])  # no outputs: the model is not there
+    sign_in(page, "alice")
+    page.goto("/chat/")
+
+    page.get_by_label("Your message").fill("My knee hurts.")
+    page.get_by_role("button", name="Send").click()
+
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("The assistant could not finish: the planner backend failed")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    screenshot(page, "chat-failed")
+
+
+def test_a_message_sent_while_the_assistant_is_busy_is_explained(page, alice, scripted_model):
+    scripted_model(
+        planner=[plan("Vague.", "Ask where it hurts.")],
+        caller=[call("get_input_from_user", user_id=str(alice.pk), questions="Where does it hurt?")],
+    )
+    sign_in(page, "alice")
+    page.goto("/chat/")
+    page.get_by_label("Your message").fill("I am in pain.")
+    page.get_by_role("button", name="Send").click()
+    expect(page.get_by_role("log", name="Messages")).to_contain_text("Where does it hurt?")
+    # Another tab answered meanwhile, and the assistant is working on that answer.
+    Conversation.objects.filter(user=alice).update(status=Conversation.Status.RUNNING)
+
+    page.get_by_label("Your answer").fill("My knee.")
+    page.get_by_role("button", name="Send").click()
+
+    expect(page.get_by_role("alert")).to_contain_text("The assistant is still working on this conversation.")
+    expect(page.get_by_label("Your answer")).to_have_value("My knee.")
+
+
+def test_the_agent_log_can_be_hidden_and_stays_hidden(page, alice):
+    sign_in(page, "alice")
+    page.goto("/chat/")
+    log = page.get_by_role("region", name="Agent log")
+    expect(log).to_be_visible()
+
+    page.get_by_role("button", name="Hide agent log").click()
+    expect(log).to_be_hidden()
+    page.reload()
+
+    expect(page.get_by_role("region", name="Agent log")).to_be_hidden()
+    expect(page.get_by_role("button", name="Show agent log")).to_have_attribute("aria-expanded", "false")
+
+
+def test_the_chat_fits_a_phone_screen(page, alice, gp_slot, scripted_model):
+    scripted_model(**appointment_script(str(alice.pk), gp_slot))
+    page.set_viewport_size({"width": 375, "height": 740})
+    sign_in(page, "alice")
+    page.goto("/chat/")
+    page.get_by_label("Your message").fill(REQUEST)
+    page.get_by_role("button", name="Send").click()
+    expect(page.get_by_role("button", name="Confirm")).to_be_visible()
+
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow == 0, "nothing may scroll sideways on a phone"
+    screenshot(page, "chat-phone")
