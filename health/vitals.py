@@ -1,4 +1,8 @@
-"""Storing a batch of validated vital readings exactly once.
+"""Vital readings in: stored exactly once, judged by the monitor, pushed live.
+
+``record_readings`` is what the API calls: it stores the batch
+(``ingest_readings``), runs the vitals monitor on the new readings
+(``health.monitor``) and pushes the latest values to the user's open tabs.
 
 A watch resends a batch when it missed the answer, so the same
 (device, measured_at) may arrive any number of times, in any order. The
@@ -10,11 +14,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from health.models import VitalReading
+from frontend.realtime import push_to_user
+from health import monitor
+from health.models import Alert, VitalReading
 
 # Keeps each "which of these already exist?" query far below every backend's
 # limit on bound parameters.
@@ -28,6 +35,10 @@ _MAX_ATTEMPTS = 3
 class IngestResult:
     created: int
     duplicates: int
+    # The readings stored by this call (not the duplicates), unsaved-id rows.
+    new: list[VitalReading] = field(default_factory=list, compare=False, repr=False)
+    # Soft SOS alerts the monitor raised on them (``record_readings`` only).
+    alerts: list[Alert] = field(default_factory=list, compare=False, repr=False)
 
 
 def _existing_keys(keys: set[tuple[int, dt.datetime]]) -> set[tuple[int, dt.datetime]]:
@@ -66,4 +77,47 @@ def ingest_readings(*, user, readings: list[dict]) -> IngestResult:
                 raise
             attempt += 1
             continue
-        return IngestResult(created=len(new), duplicates=len(readings) - len(new))
+        return IngestResult(created=len(new), duplicates=len(readings) - len(new), new=new)
+
+
+_LIVE_FIELDS = ("heart_rate", "spo2", "systolic_bp", "diastolic_bp", "steps", "sleep_stage", "sleep_minutes")
+
+
+def _spans(readings: list[VitalReading]) -> list[monitor.Span]:
+    bounds: dict[int, list[dt.datetime]] = {}
+    for reading in readings:
+        first_last = bounds.setdefault(reading.device_id, [reading.measured_at, reading.measured_at])
+        first_last[0] = min(first_last[0], reading.measured_at)
+        first_last[1] = max(first_last[1], reading.measured_at)
+    return [monitor.Span(device_id, first, last) for device_id, (first, last) in bounds.items()]
+
+
+def live_payload(readings: list[VitalReading]) -> dict[str, Any]:
+    """What the browser's live vitals panel shows: the newest value of each metric in the batch."""
+    latest: dict[str, Any] = {}
+    newest = max(readings, key=lambda r: r.measured_at)
+    for reading in sorted(readings, key=lambda r: r.measured_at):
+        for name in _LIVE_FIELDS:
+            value = getattr(reading, name)
+            if value not in (None, ""):
+                latest[name] = value
+    return {
+        "device": newest.device_id,
+        "measured_at": newest.measured_at.isoformat(),
+        "count": len(readings),
+        "latest": latest,
+    }
+
+
+def record_readings(*, user, readings: list[dict]) -> IngestResult:
+    """Store ``readings`` (as ``ingest_readings``), run the monitor on the new
+    ones, and push them live to the user's tabs once committed. Resent readings
+    are neither judged nor pushed again."""
+    result = ingest_readings(user=user, readings=readings)
+    if not result.new:
+        return result
+    alerts = monitor.check_readings(user.pk, _spans(result.new))
+    payload = live_payload(result.new)
+    user_id = user.pk
+    transaction.on_commit(lambda: push_to_user(user_id, "vitals", payload), robust=True)
+    return IngestResult(created=result.created, duplicates=result.duplicates, new=result.new, alerts=alerts)

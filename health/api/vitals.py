@@ -19,10 +19,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin
-from health.api.vitals_ingest import ingest_readings
 from health.auth import request_device
 from health.models import Device, VitalReading
 from health.models.vitals import BOUNDS
+from health.vitals import record_readings
 
 MAX_BATCH = 1000
 METRICS = (*BOUNDS, "sleep_stage")
@@ -153,6 +153,6 @@ class VitalReadingViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.Crea
             readings = batch.validated_data
         else:
             raise ParseError("Send one reading (a JSON object) or a JSON list of readings.")
-        result = ingest_readings(user=request.user, readings=readings)
+        result = record_readings(user=request.user, readings=readings)
         answer = VitalIngestResultSerializer(result).data
         return Response(answer, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)

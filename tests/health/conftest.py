@@ -45,3 +45,13 @@ def clock() -> Callable[[float], object]:
     """``with clock(seconds):`` runs the block that many seconds from the test's start."""
     start = timezone.now()
     return lambda seconds: _frozen(start + dt.timedelta(seconds=seconds))
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Baselines are cached per user id, and ids repeat across tests."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

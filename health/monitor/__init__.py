@@ -1,0 +1,134 @@
+"""The vitals monitor: new readings in, soft SOS alerts out.
+
+``check_readings`` runs after every ingestion on the devices and time span the
+new readings cover. For each rule (``health.monitor.rules``), personalised by
+the user's baseline (``health.monitor.baselines``), it replays the device's
+recent readings from where the condition's episode left off
+(``health.monitor.state``): a run of crossing readings long enough raises one
+soft SOS (``health.monitor.soft_sos``); as long a run of recovered readings
+clears the episode. Readings arriving late or out of order are judged in
+measured-time order with their neighbours.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import deque
+from dataclasses import dataclass
+
+from health.models import Alert, VitalReading
+from health.monitor import baselines, state
+from health.monitor.rules import ACTIVE_STEPS, ACTIVITY_WINDOW, GLITCH_HEART_RATE_BELOW, RULES, Rule
+from health.monitor.soft_sos import clear_episode, raise_soft_sos
+
+# How far before the new readings the monitor looks: a run may have begun in
+# an earlier batch, and activity gating needs the steps before it.
+LOOKBACK = dt.timedelta(minutes=40)
+_FIELDS = ("measured_at", "heart_rate", "spo2", "systolic_bp", "diastolic_bp", "steps")
+_VITALS = ("heart_rate", "spo2", "systolic_bp", "diastolic_bp")
+
+
+@dataclass(frozen=True)
+class Span:
+    """New readings of one device: the earliest and latest measured instants."""
+
+    device_id: int
+    first: dt.datetime
+    last: dt.datetime
+
+
+@dataclass
+class _Run:
+    rows: list[dict]
+
+    def span_seconds(self) -> float:
+        return (self.rows[-1]["measured_at"] - self.rows[0]["measured_at"]).total_seconds() if self.rows else 0.0
+
+
+def _snapshot(rows: list[dict], upto: int, rule: Rule) -> dict[str, float]:
+    """The latest value of each vital up to the triggering reading; the rule's own
+    metrics from the triggering reading itself."""
+    found: dict[str, float] = {}
+    for row in rows[: upto + 1]:
+        for metric in _VITALS:
+            value = row[metric]
+            if value is not None and not (metric == "heart_rate" and value < GLITCH_HEART_RATE_BELOW):
+                found[metric] = value
+    trigger = rows[upto]
+    found.update({m: trigger[m] for m in rule.metrics if trigger[m] is not None})
+    return {metric: found[metric] for metric in _VITALS if metric in found}
+
+
+def _check_rule(user_id: int, rule: Rule, rows: list[dict]) -> list[Alert]:
+    raised: list[Alert] = []
+    if not rows:
+        return raised
+    episode = state.episode(user_id, rule.condition, rows[-1]["measured_at"])
+    active = episode.active
+    since = episode.since
+    run = _Run([])
+    steps: deque[tuple[dt.datetime, int]] = deque()
+    step_total = 0
+    previous: dt.datetime | None = None
+    for position, row in enumerate(rows):
+        at = row["measured_at"]
+        if row["steps"]:
+            steps.append((at, row["steps"]))
+            step_total += row["steps"]
+        while steps and at - steps[0][0] > ACTIVITY_WINDOW:
+            step_total -= steps.popleft()[1]
+        if since is not None and at <= since:
+            continue
+        values = rule.values(row)
+        if values is None:
+            continue
+        if previous is not None and at - previous > rule.max_gap:
+            run = _Run([])
+        previous = at
+        if not active:
+            gated = rule.at_rest_only and step_total >= ACTIVE_STEPS
+            if rule.crossed(values) and not gated:
+                run.rows.append(row)
+            else:
+                run = _Run([])
+            if len(run.rows) >= rule.min_readings and run.span_seconds() >= rule.min_seconds:
+                alert = raise_soft_sos(
+                    user_id=user_id,
+                    rule=rule,
+                    snapshot=_snapshot(rows, position, rule),
+                    measured_at=at,
+                    seconds=run.span_seconds(),
+                    readings=len(run.rows),
+                )
+                if alert is not None:
+                    raised.append(alert)
+                    episode = state.Episode(alert=alert, active=True, since=at)
+                active, run = True, _Run([])
+        else:
+            run = _Run([*run.rows, row]) if rule.recovered(values) else _Run([])
+            if len(run.rows) >= rule.min_readings and episode.alert is not None:
+                clear_episode(episode.alert, measured_at=at)
+                active, run = False, _Run([])
+    return raised
+
+
+def check_readings(user_id: int, spans: list[Span]) -> list[Alert]:
+    """Judge the new readings of ``spans``; return the soft SOS alerts raised."""
+    raised: list[Alert] = []
+    for span in spans:
+        rows = list(
+            VitalReading.objects.filter(
+                device_id=span.device_id,
+                measured_at__gte=span.first - LOOKBACK,
+                measured_at__lte=span.last + LOOKBACK,
+            )
+            .order_by("measured_at")
+            .values(*_FIELDS)
+        )
+        baseline = baselines.for_user(user_id, span.first - LOOKBACK)
+        for rule in RULES:
+            raised += _check_rule(user_id, baselines.personalise(rule, baseline), rows)
+    return raised
+
+
+__all__ = ["Span", "check_readings"]

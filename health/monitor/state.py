@@ -1,0 +1,54 @@
+"""Where each (user, condition) stands: in an episode or armed for a new one.
+
+The state is read from the alerts themselves, so it survives restarts and is
+the same in every process. An episode starts when the monitor raises a soft
+SOS (its "raised" event holds the measured time of the reading that
+triggered it) and ends when the monitor sees the vitals recover (a "cleared"
+event). Closing the alert by hand (acknowledge, cancel, escalate) does not
+end the episode: the same abnormality must not raise a new alert a second
+later. An episode nobody cleared expires after ``EPISODE_EXPIRES`` of
+measured time, so a watch that stopped sending does not silence a condition
+forever.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.utils.dateparse import parse_datetime
+
+from health.models import Alert, AlertEvent
+
+EPISODE_EXPIRES = dt.timedelta(hours=6)
+
+
+@dataclass(frozen=True)
+class Episode:
+    """``alert`` is the episode's soft SOS (None when armed); readings measured
+    at or before ``since`` were already judged."""
+
+    alert: Alert | None
+    active: bool
+    since: dt.datetime | None
+
+
+def _measured(event: AlertEvent | None) -> dt.datetime | None:
+    if event is None or "measured_at" not in event.data:
+        return None
+    return parse_datetime(event.data["measured_at"])
+
+
+def episode(user_id: int, condition: str, now: dt.datetime) -> Episode:
+    """The current episode of ``condition`` for the user, judged at measured time ``now``."""
+    alert = Alert.objects.filter(user_id=user_id, kind=Alert.Kind.SOFT, condition=condition).order_by("-pk").first()
+    if alert is None:
+        return Episode(alert=None, active=False, since=None)
+    events = {e.kind: e for e in alert.events.filter(kind__in=("raised", "cleared"))}
+    cleared = _measured(events.get("cleared"))
+    if cleared is not None:
+        return Episode(alert=alert, active=False, since=cleared)
+    raised = _measured(events.get("raised")) or alert.created_at
+    if now - raised > EPISODE_EXPIRES and not alert.is_active:
+        return Episode(alert=alert, active=False, since=raised)
+    return Episode(alert=alert, active=True, since=raised)
