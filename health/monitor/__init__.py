@@ -24,6 +24,9 @@ from health.monitor.soft_sos import clear_episode, raise_soft_sos
 # How far before the new readings the monitor looks: a run may have begun in
 # an earlier batch, and activity gating needs the steps before it.
 LOOKBACK = dt.timedelta(minutes=40)
+# Readings already stored just after the new ones (a late batch) belong to the
+# same runs; further on, the new readings cannot change a run's outcome.
+LOOKAHEAD = dt.timedelta(minutes=5)
 _FIELDS = ("measured_at", "heart_rate", "spo2", "systolic_bp", "diastolic_bp", "steps")
 _VITALS = ("heart_rate", "spo2", "systolic_bp", "diastolic_bp")
 
@@ -59,7 +62,23 @@ def _snapshot(rows: list[dict], upto: int, rule: Rule) -> dict[str, float]:
     return {metric: found[metric] for metric in _VITALS if metric in found}
 
 
-def _check_rule(user_id: int, rule: Rule, rows: list[dict]) -> list[Alert]:
+def _activity(rows: list[dict]) -> list[bool]:
+    """Per row: whether the device counted ``ACTIVE_STEPS`` within ``ACTIVITY_WINDOW`` before it."""
+    flags: list[bool] = []
+    window: deque[tuple[dt.datetime, int]] = deque()
+    total = 0
+    for row in rows:
+        at = row["measured_at"]
+        if row["steps"]:
+            window.append((at, row["steps"]))
+            total += row["steps"]
+        while window and at - window[0][0] > ACTIVITY_WINDOW:
+            total -= window.popleft()[1]
+        flags.append(total >= ACTIVE_STEPS)
+    return flags
+
+
+def _check_rule(user_id: int, rule: Rule, rows: list[dict], active_flags: list[bool]) -> list[Alert]:
     raised: list[Alert] = []
     if not rows:
         return raised
@@ -67,16 +86,11 @@ def _check_rule(user_id: int, rule: Rule, rows: list[dict]) -> list[Alert]:
     active = episode.active
     since = episode.since
     run = _Run([])
-    steps: deque[tuple[dt.datetime, int]] = deque()
-    step_total = 0
     previous: dt.datetime | None = None
     for position, row in enumerate(rows):
+        if not rule.measures(row):
+            continue
         at = row["measured_at"]
-        if row["steps"]:
-            steps.append((at, row["steps"]))
-            step_total += row["steps"]
-        while steps and at - steps[0][0] > ACTIVITY_WINDOW:
-            step_total -= steps.popleft()[1]
         if since is not None and at <= since:
             continue
         values = rule.values(row)
@@ -86,7 +100,7 @@ def _check_rule(user_id: int, rule: Rule, rows: list[dict]) -> list[Alert]:
             run = _Run([])
         previous = at
         if not active:
-            gated = rule.at_rest_only and step_total >= ACTIVE_STEPS
+            gated = rule.at_rest_only and active_flags[position]
             if rule.crossed(values) and not gated:
                 run.rows.append(row)
             else:
@@ -120,14 +134,15 @@ def check_readings(user_id: int, spans: list[Span]) -> list[Alert]:
             VitalReading.objects.filter(
                 device_id=span.device_id,
                 measured_at__gte=span.first - LOOKBACK,
-                measured_at__lte=span.last + LOOKBACK,
+                measured_at__lte=span.last + LOOKAHEAD,
             )
             .order_by("measured_at")
             .values(*_FIELDS)
         )
         baseline = baselines.for_user(user_id, span.first - LOOKBACK)
+        active_flags = _activity(rows)
         for rule in RULES:
-            raised += _check_rule(user_id, baselines.personalise(rule, baseline), rows)
+            raised += _check_rule(user_id, baselines.personalise(rule, baseline), rows, active_flags)
     return raised
 
 

@@ -39,7 +39,7 @@ it is ignored, never read as bradycardia.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 GLITCH_HEART_RATE_BELOW = 20
@@ -84,13 +84,18 @@ class Rule:
     def metrics(self) -> tuple[str, ...]:
         return tuple(limit.metric for limit in self.limits)
 
+    def measures(self, reading: dict[str, Any]) -> bool:
+        """Whether the reading has a value for any of this rule's metrics (a quick pre-filter)."""
+        return any(reading[limit.metric] is not None for limit in self.limits)
+
     def _levels(self, limit: Limit) -> tuple[float, float]:
         return self.levels.get(limit.metric, (limit.trigger, limit.clear))
 
     def values(self, reading: dict[str, Any]) -> dict[str, float] | None:
         """The reading's values for this rule's metrics, None when it measured none of them."""
         found: dict[str, float] = {}
-        for metric in self.metrics:
+        for limit in self.limits:
+            metric = limit.metric
             value = reading.get(metric)
             if value is None or (metric == "heart_rate" and value < GLITCH_HEART_RATE_BELOW):
                 continue
@@ -113,7 +118,7 @@ class Rule:
 
     def personalised(self, levels: dict[str, tuple[float, float]]) -> Rule:
         """This rule with trigger and clear levels moved for one user."""
-        return Rule(**{**self.__dict__, "levels": levels})
+        return replace(self, levels=levels)
 
 
 HYPOXIA = Rule(
