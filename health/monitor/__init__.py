@@ -23,7 +23,11 @@ from health.monitor.soft_sos import clear_episode, raise_soft_sos
 
 # How far before the new readings the monitor looks: a run may have begun in
 # an earlier batch, and activity gating needs the steps before it.
-LOOKBACK = dt.timedelta(minutes=40)
+LOOKBACK = ACTIVITY_WINDOW + dt.timedelta(minutes=5)
+# Blood pressure is measured every few minutes, not every second: its run may
+# have begun this long before (HYPERTENSIVE_CRISIS.max_gap), fetched apart so
+# a dense heart-rate stream is not read back for it.
+BP_LOOKBACK = dt.timedelta(minutes=40)
 # Readings already stored just after the new ones (a late batch) belong to the
 # same runs; further on, the new readings cannot change a run's outcome.
 LOOKAHEAD = dt.timedelta(minutes=5)
@@ -130,16 +134,15 @@ def check_readings(user_id: int, spans: list[Span]) -> list[Alert]:
     """Judge the new readings of ``spans``; return the soft SOS alerts raised."""
     raised: list[Alert] = []
     for span in spans:
-        rows = list(
-            VitalReading.objects.filter(
-                device_id=span.device_id,
-                measured_at__gte=span.first - LOOKBACK,
-                measured_at__lte=span.last + LOOKAHEAD,
-            )
-            .order_by("measured_at")
-            .values(*_FIELDS)
+        device_rows = VitalReading.objects.filter(device_id=span.device_id).order_by("measured_at")
+        earlier_bp = device_rows.filter(
+            measured_at__gte=span.first - BP_LOOKBACK,
+            measured_at__lt=span.first - LOOKBACK,
+            systolic_bp__isnull=False,
         )
-        baseline = baselines.for_user(user_id, span.first - LOOKBACK)
+        recent = device_rows.filter(measured_at__gte=span.first - LOOKBACK, measured_at__lte=span.last + LOOKAHEAD)
+        rows = [*earlier_bp.values(*_FIELDS), *recent.values(*_FIELDS)]
+        baseline = baselines.for_user(user_id, span.first - BP_LOOKBACK)
         active_flags = _activity(rows)
         for rule in RULES:
             raised += _check_rule(user_id, baselines.personalise(rule, baseline), rows, active_flags)
