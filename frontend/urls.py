@@ -10,6 +10,7 @@ urlpatterns = [
     path("chat/", views.chat, name="chat"),
     path("notifications/", views.notifications, name="notifications"),
     path("profile/", views.profile, name="profile"),
+    path("sos/", views.sos, name="sos"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz/", views.healthz, name="healthz"),

@@ -42,6 +42,12 @@ def profile(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/profile.html")
 
 
+@login_required
+def sos(request: HttpRequest) -> HttpResponse:
+    """The SOS button and the dispatch progress, driven by /api/sos/ and /api/alerts/."""
+    return render(request, "frontend/sos.html")
+
+
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness for compose/orchestrators: the database answers."""
     with connection.cursor() as cursor:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-PAGES = ["/", "/chat/", "/notifications/", "/profile/"]
+PAGES = ["/", "/chat/", "/notifications/", "/profile/", "/sos/"]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -25,7 +25,7 @@ def test_a_signed_in_patient_gets_the_page_with_the_main_navigation(client: Clie
 
     assert response.status_code == 200
     html = response.content.decode()
-    for link in ['href="/chat/"', 'href="/profile/"', 'href="/notifications/"']:
+    for link in ['href="/chat/"', 'href="/sos/"', 'href="/profile/"', 'href="/notifications/"']:
         assert link in html
     assert 'name="csrf-token"' in html
     assert 'data-timezone="Europe/Berlin"' in html
