@@ -2,7 +2,7 @@
 
 ``record_readings`` is what the API calls: it stores the batch
 (``ingest_readings``), runs the vitals monitor on the new readings
-(``health.monitor``) and pushes the latest values to the user's open tabs.
+(``health.monitor.check``) and pushes the latest values to the user's open tabs.
 
 A watch resends a batch when it missed the answer, so the same
 (device, measured_at) may arrive any number of times, in any order. The
@@ -20,8 +20,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from frontend.realtime import push_to_user
-from health import monitor
 from health.models import Alert, VitalReading
+from health.monitor.check import Span, check_readings
 
 # Keeps each "which of these already exist?" query far below every backend's
 # limit on bound parameters.
@@ -83,13 +83,13 @@ def ingest_readings(*, user, readings: list[dict]) -> IngestResult:
 _LIVE_FIELDS = ("heart_rate", "spo2", "systolic_bp", "diastolic_bp", "steps", "sleep_stage", "sleep_minutes")
 
 
-def _spans(readings: list[VitalReading]) -> list[monitor.Span]:
+def _spans(readings: list[VitalReading]) -> list[Span]:
     bounds: dict[int, list[dt.datetime]] = {}
     for reading in readings:
         first_last = bounds.setdefault(reading.device_id, [reading.measured_at, reading.measured_at])
         first_last[0] = min(first_last[0], reading.measured_at)
         first_last[1] = max(first_last[1], reading.measured_at)
-    return [monitor.Span(device_id, first, last) for device_id, (first, last) in bounds.items()]
+    return [Span(device_id, first, last) for device_id, (first, last) in bounds.items()]
 
 
 def live_payload(readings: list[VitalReading]) -> dict[str, Any]:
@@ -116,7 +116,7 @@ def record_readings(*, user, readings: list[dict]) -> IngestResult:
     result = ingest_readings(user=user, readings=readings)
     if not result.new:
         return result
-    alerts = monitor.check_readings(user.pk, _spans(result.new))
+    alerts = check_readings(user.pk, _spans(result.new))
     payload = live_payload(result.new)
     user_id = user.pk
     transaction.on_commit(lambda: push_to_user(user_id, "vitals", payload), robust=True)

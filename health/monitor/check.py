@@ -1,7 +1,5 @@
-"""The vitals monitor: new readings in, soft SOS alerts out.
-
-``check_readings`` runs after every ingestion on the devices and time span the
-new readings cover. For each rule (``health.monitor.rules``), personalised by
+"""Judging new readings: ``check_readings`` runs after every ingestion, on
+the devices and time span the new readings cover. For each rule (``health.monitor.rules``), personalised by
 the user's baseline (``health.monitor.baselines``), it replays the device's
 recent readings from where the condition's episode left off
 (``health.monitor.state``): a run of crossing readings long enough raises one
