@@ -82,6 +82,20 @@ def test_a_patient_books_an_appointment_by_chat_and_sees_the_agent_log(page, ali
     assert (appointment.slot, appointment.state) == (gp_slot, Appointment.State.CONFIRMED)
     assert Conversation.objects.get(user=alice).status == Conversation.Status.COMPLETED
 
+    # The history reads the same after a reload: question, answer, notice, booking.
+    page.reload()
+    expect(messages.locator(".bubble > p")).to_have_text(
+        [
+            REQUEST,
+            "Dr. Diego Arroyo can see you tomorrow. Book it?",
+            "yes",
+            "Your appointment with Dr. Diego Arroyo is booked.",
+        ]
+    )
+    expect(messages.locator(".proposal")).to_contain_text("Dr. Diego Arroyo (General Physician)")
+    expect(page.locator(".booking")).to_contain_text("Appointment booked")
+    expect(page.get_by_role("button", name="Confirm")).to_have_count(0)
+
 
 def test_a_run_that_fails_says_why_and_the_chat_stays_usable(page, alice, scripted_model):
     scripted_model(planner=[], caller=[])  # no outputs: the model is not there
