@@ -225,12 +225,18 @@ async function loadList() {
   $("conversation-empty").hidden = page.results.length > 0;
 }
 
+let refreshes = 0;
+
 async function refresh() {
   if (!current) return;
   const id = current.id;
+  const number = ++refreshes;
   const [conversation, rows] = await Promise.all([api(`/api/conversations/${id}/`), api(`/api/conversations/${id}/steps/`)]);
-  if (current?.id !== id) return;
+  // Only the latest read may set the status: an earlier one answering late
+  // would show "thinking" again after the run has finished.
+  if (current?.id !== id || number !== refreshes) return;
   current = conversation;
+  $("chat-title").textContent = current.title || "Conversation";
   for (const row of rows) addStep(normalize(row));
   renderTranscript();
   renderStatus();
@@ -250,7 +256,6 @@ async function open(id) {
     current = null;
     return;
   }
-  $("chat-title").textContent = current.title || "Conversation";
   renderBookings();
   loadList();
 }
@@ -336,11 +341,15 @@ onEvent("agent_status", (data) => {
   current = { ...current, status: data.status, question: data.question ?? null };
   renderTranscript();
   renderStatus();
-  // The error text and any booking live in the database: read them back.
-  if (data.status === "failed" || data.status === "completed") {
-    refresh().then(renderBookings, () => {});
-    loadList();
-  }
+  // Read the conversation back after every change of status: the error text
+  // and any booking live in the database, and an earlier read may be stale.
+  refresh().then(
+    () => {
+      if (data.status === "failed" || data.status === "completed") renderBookings();
+    },
+    () => {},
+  );
+  if (data.status === "failed" || data.status === "completed") loadList();
 });
 onEvent("reconnected", () => {
   loadList();
