@@ -148,6 +148,11 @@ def main() -> int:
         manage("migrate", "--noinput", "-v", "0", env=env)
         log("seeding demo data (idempotent)")
         manage("seed_demo", env=env)
+        log("preparing the local model (the first run converts the default model once, ~30-60 s)")
+        try:
+            manage("prepare_model", env=env)
+        except subprocess.CalledProcessError:
+            log("the model is not available: chats will fail with a message until it is; SOS still completes")
 
         if not port_is_free(host, port):
             raise SystemExit(f"Port {port} on {host} is in use: stop the other server or set PORT=...")

@@ -30,14 +30,24 @@ __all__ = [
 def get_backend() -> ModelBackend:
     """The configured backend. Heavy imports happen only inside the chosen branch.
 
-    Raises ImproperlyConfigured for a backend that is not available here; SOS
-    runs complete without a model (the guard), chats fail with a message.
+    Raises ImproperlyConfigured for a backend that is not available here (a
+    missing library, an unprepared model, no server URL); SOS runs complete
+    without a model (the guard), chats fail with a message.
     """
     choice = settings.AGENT_BACKEND
     if choice == "scripted":
         from agents.llm import scripted
 
         return scripted.installed()
-    raise ImproperlyConfigured(
-        f"AGENT_BACKEND={choice!r} is not available in this build: only 'scripted' is implemented so far."
-    )
+    try:
+        if choice == "transformers":
+            from agents.llm import transformers_backend
+
+            return transformers_backend.configured()
+        if choice == "openai":
+            from agents.llm import openai_backend
+
+            return openai_backend.configured()
+    except ImproperlyConfigured as exc:
+        raise ImproperlyConfigured(f"AGENT_BACKEND={choice!r} is not available: {exc}") from exc
+    raise ImproperlyConfigured(f"AGENT_BACKEND={choice!r} is not a known backend.")

@@ -1,0 +1,315 @@
+"""The default backend: one local base model with transformers, planner and caller
+LoRA adapters on the same base weights (CAMPHOR's parameter sharing).
+
+One copy of the base is loaded per process (:func:`load` caches it); peft's
+``set_adapter`` switches the active adapter per call, and a role without an
+adapter runs the plain base with the adapters disabled. Decoding is greedy.
+
+Prompts for consecutive steps share most of their tokens (system message,
+worked example, the trajectory so far), so the key/value cache of the last
+prompt is kept per role and reused up to the longest token-exact common prefix.
+A cache is only ever reused under the adapter it was computed with: a LoRA
+changes the keys and values.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+from agents.llm import model_store
+from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
+
+# Generation caps per role: a planner step is a short reason and one action; a
+# free-form caller writes one JSON call. A trained adapter answers well inside both.
+MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 96}
+# Prompts kept per role for prefix reuse: a few conversations can interleave.
+PREFIX_ENTRIES = 4
+# Shorter common prefixes are not worth a cache copy.
+MIN_REUSE_TOKENS = 16
+THREADS_ENV = "AGENT_TORCH_THREADS"
+
+
+def torch_threads() -> int:
+    """Threads for torch's CPU kernels, from AGENT_TORCH_THREADS (default 1).
+
+    One thread is the safe default on a small shared CPU: the web process, the
+    Celery worker and the model share the cores, and oversubscribed OpenMP
+    barriers made 2 threads 5-15x slower than 1 here (FINDINGS §3).
+    """
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if not raw:
+        return 1
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{THREADS_ENV} must be an integer, got {raw!r}") from exc
+    if value < 1:
+        raise ImproperlyConfigured(f"{THREADS_ENV} must be >= 1, got {value}")
+    return value
+
+
+@dataclass
+class _Prefix:
+    ids: list[int]
+    cache: Any  # a DynamicCache holding exactly ``ids``
+
+
+class TransformersBackend(ModelBackend):
+    """Planner and caller on one loaded base model; thread-safe (one generation at a time)."""
+
+    name = "transformers"
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        adapters: Mapping[Role, str | None],
+        *,
+        max_new_tokens: Mapping[Role, int] = MAX_NEW_TOKENS,
+        prefix_cache: bool = True,
+        constrained_caller: bool = True,
+    ) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.adapters: dict[Role, str | None] = {role: adapters.get(role) for role in ROLES}
+        self.max_new_tokens = dict(max_new_tokens)
+        self.prefix_cache = prefix_cache
+        self.constrained_caller = constrained_caller
+        # Without a trained adapter the base model needs the worked example.
+        self.few_shot = any(name is None for name in self.adapters.values())
+        self._lock = threading.Lock()
+        self._prefixes: dict[str, list[_Prefix]] = {}
+        self._constrained: Any = None
+        self.load_seconds = 0.0
+        # Prompt tokens the last call took from the prefix cache (the benchmark shows it).
+        self.last_reused_tokens = 0
+
+    # --- the interface ------------------------------------------------------------
+
+    def generate(
+        self,
+        role: Role,
+        messages: Sequence[Message],
+        stop: Sequence[str] = (),
+        *,
+        timeout: float | None = None,
+    ) -> Generation:
+        """Greedy text for ``role``; raises BackendTimeout when ``timeout`` seconds pass first."""
+        started = time.perf_counter()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            raise BackendTimeout(f"the model stayed busy for {timeout:g} s")
+        try:
+            ids = self.prompt_ids(messages)
+            self._activate(role)
+            if role == "caller" and self.constrained_caller:
+                text, completion_tokens = self._constrained_call(ids, deadline)
+            else:
+                text, completion_tokens = self._generate(role, ids, stop, deadline)
+        finally:
+            self._lock.release()
+        return Generation(
+            text=cut_at_stop(text, stop),
+            prompt_tokens=len(ids),
+            completion_tokens=completion_tokens,
+            latency_ms=int((time.perf_counter() - started) * 1000),
+        )
+
+    def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
+        """The token ids of ``messages`` in the model's chat template, ready for the assistant's turn."""
+        chat = [{"role": message.role, "content": message.content} for message in messages]
+        text = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        # The template already holds any BOS text; adding special tokens would double it.
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    # --- adapters -----------------------------------------------------------------
+
+    def _activate(self, role: Role) -> None:
+        name = self.adapters[role]
+        if name is None:
+            return
+        if self.model.active_adapter != name:
+            self.model.set_adapter(name)  # ~20 ms: it walks every LoRA module
+
+    def _context(self, role: Role):
+        """Disables the adapters for a role that runs the plain base on a peft model."""
+        import contextlib
+
+        if self.adapters[role] is None and hasattr(self.model, "disable_adapter"):
+            return self.model.disable_adapter()
+        return contextlib.nullcontext()
+
+    # --- free generation --------------------------------------------------------------
+
+    def _generate(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
+        import torch
+
+        cache_key = self.adapters[role] or "base"
+        cache = self._reusable_cache(cache_key, ids)
+        criteria = _criteria(self.tokenizer, len(ids), stop, deadline)
+        input_ids = torch.tensor([ids])
+        with self._context(role), torch.inference_mode():
+            output = self.model.generate(
+                input_ids=input_ids,
+                attention_mask=torch.ones_like(input_ids),
+                past_key_values=cache,
+                max_new_tokens=self.max_new_tokens[role],
+                do_sample=False,
+                stopping_criteria=criteria,
+                pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
+            )
+        if criteria[-1].hit:
+            raise BackendTimeout("the model ran out of time while generating")
+        new_tokens = output[0, len(ids) :].tolist()
+        if self.prefix_cache:
+            self._remember(cache_key, ids, cache)
+        return self.tokenizer.decode(new_tokens, skip_special_tokens=True), len(new_tokens)
+
+    def _reusable_cache(self, key: str, ids: list[int]) -> Any:
+        """A fresh cache holding the longest token-exact prefix of ``ids`` seen before under ``key``."""
+        from transformers import DynamicCache
+
+        best, best_length = None, 0
+        for entry in self._prefixes.get(key, []) if self.prefix_cache else []:
+            length = _common_prefix(entry.ids, ids)
+            if length > best_length:
+                best, best_length = entry, length
+        # At least one prompt token must go through the model to give logits.
+        best_length = min(best_length, len(ids) - 1)
+        if best is None or best_length < MIN_REUSE_TOKENS:
+            self.last_reused_tokens = 0
+            return DynamicCache(config=self.model.config)
+        self.last_reused_tokens = best_length
+        cache = copy.deepcopy(best.cache)
+        _crop(cache, best_length)
+        return cache
+
+    def _remember(self, key: str, ids: list[int], cache: Any) -> None:
+        _crop(cache, len(ids))
+        entries = self._prefixes.setdefault(key, [])
+        entries.insert(0, _Prefix(list(ids), cache))
+        del entries[PREFIX_ENTRIES:]
+
+    # --- schema-constrained caller ------------------------------------------------------
+
+    def _constrained_call(self, ids: list[int], deadline: float | None) -> tuple[str, int]:
+        from agents.llm.constrained import ConstrainedCaller
+        from agents.tools import REGISTRY
+
+        if self._constrained is None:
+            self._constrained = ConstrainedCaller(self.model, self.tokenizer)
+        cache_key = self.adapters["caller"] or "base"
+        cache = self._reusable_cache(cache_key, ids)
+        with self._context("caller"):
+            call, generated, prompt_cache = self._constrained.call(ids, REGISTRY, cache=cache, deadline=deadline)
+        if self.prefix_cache:
+            self._remember(cache_key, ids, prompt_cache)
+        return call, generated
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    length = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        length += 1
+    return length
+
+
+def _crop(cache: Any, length: int) -> None:
+    extra = cache.get_seq_length() - length
+    if extra > 0:
+        cache.crop(-extra)
+
+
+def _criteria(tokenizer: Any, prompt_length: int, stop: Sequence[str], deadline: float | None) -> Any:
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class StopText(StoppingCriteria):
+        """Stops once the generated text holds a stop sequence (they may span tokens)."""
+
+        def __call__(self, input_ids, scores, **kwargs):
+            import torch
+
+            text = tokenizer.decode(input_ids[0, prompt_length:], skip_special_tokens=True)
+            done = any(sequence and sequence in text for sequence in stop)
+            return torch.full((input_ids.shape[0],), done, dtype=torch.bool)
+
+    class Deadline(StoppingCriteria):
+        """Stops at the wall-clock deadline, so a timed-out call frees the model soon."""
+
+        hit = False
+
+        def __call__(self, input_ids, scores, **kwargs):
+            import torch
+
+            self.hit = self.hit or (deadline is not None and time.monotonic() >= deadline)
+            return torch.full((input_ids.shape[0],), self.hit, dtype=torch.bool)
+
+    return StoppingCriteriaList([StopText(), Deadline()])
+
+
+# --- loading, once per process ------------------------------------------------------------
+
+_loaded: dict[tuple[str, ...], TransformersBackend] = {}
+_load_lock = threading.Lock()
+
+
+def load(model_dir: Path, adapters: Mapping[Role, Path | None], *, threads: int = 1) -> TransformersBackend:
+    """The backend for ``model_dir`` + ``adapters``, loaded on first use and cached for the process."""
+    key = (str(model_dir), *(str(adapters.get(role) or "") for role in ROLES))
+    with _load_lock:
+        if key not in _loaded:
+            _loaded[key] = _build(model_dir, adapters, threads=threads)
+        return _loaded[key]
+
+
+def _build(model_dir: Path, adapters: Mapping[Role, Path | None], *, threads: int) -> TransformersBackend:
+    model_store.require_ml_libraries()
+    model_store.offline()
+    started = time.perf_counter()
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch.set_num_threads(threads)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    if not tokenizer.chat_template:
+        raise model_store.ModelNotAvailable(f"The model in {model_dir} has no chat template.")
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32, local_files_only=True)
+    names: dict[Role, str | None] = {}
+    for role in ROLES:
+        path = adapters.get(role)
+        if path is None:
+            names[role] = None
+            continue
+        from peft import PeftModel
+
+        # Every adapter goes onto the same base instance: one copy of the weights.
+        if isinstance(model, PeftModel):
+            model.load_adapter(str(path), adapter_name=role)
+        else:
+            model = PeftModel.from_pretrained(model, str(path), adapter_name=role)
+        names[role] = role
+    model.eval()
+    backend = TransformersBackend(model, tokenizer, names)
+    backend.load_seconds = time.perf_counter() - started
+    return backend
+
+
+def configured() -> TransformersBackend:
+    """The backend that the settings describe (AGENT_BASE_MODEL, AGENT_*_ADAPTER, AGENT_TORCH_THREADS).
+
+    Raises ModelNotAvailable, before anything heavy is imported, when the
+    libraries, the model directory or an adapter are missing.
+    """
+    model_store.require_ml_libraries()
+    return load(model_store.base_model_dir(), model_store.adapter_dirs(), threads=torch_threads())

@@ -1,0 +1,162 @@
+"""The transformers backend's mechanics on a tiny randomly initialised Llama with
+SmolLM2's real tokenizer: adapters on one base, stop sequences, timeouts, prefix
+reuse and schema-constrained tool calls. Fast once the session's tokenizer exists."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.llm import model_store, transformers_backend
+from agents.llm.base import BackendTimeout, Message
+from agents.tools import REGISTRY
+from agents.trajectory import parse_caller
+
+PROMPT = [
+    Message("system", "You are the planner of a private health assistant. Answer with one action."),
+    Message("user", "user: I have a headache.\nplanner:"),
+]
+LONGER = [
+    PROMPT[0],
+    Message(
+        "user", "user: I have a headache.\nplanner: <reason>r</reason><action>a</action>\nobservation: {}\nplanner:"
+    ),
+]
+
+
+@pytest.fixture(scope="session")
+def default_model_dir(tmp_path_factory):
+    """The default model converted once per test session (every module asks for the same directory)."""
+    return model_store.prepare(tmp_path_factory.getbasetemp() / "model-cache").path
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory, default_model_dir):
+    """A 2-layer Llama with random weights, saved with SmolLM2's tokenizer and chat template."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    tokenizer = AutoTokenizer.from_pretrained(default_model_dir, local_files_only=True)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config)
+    path = tmp_path_factory.mktemp("tiny-llama")
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_adapters(tmp_path_factory, tiny_model_dir):
+    """Two LoRA adapters with random (non-zero) weights, as a training run would save them."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    paths = {}
+    for seed, role in enumerate(("planner", "caller"), start=1):
+        torch.manual_seed(seed)
+        base = AutoModelForCausalLM.from_pretrained(tiny_model_dir, local_files_only=True)
+        config = LoraConfig(r=8, lora_alpha=64, target_modules="all-linear", init_lora_weights=False)
+        paths[role] = tmp_path_factory.mktemp(f"adapter-{role}")
+        get_peft_model(base, config).save_pretrained(paths[role])
+    return paths
+
+
+def backend_for(model_dir, adapters=None, **options):
+    backend = transformers_backend._build(model_dir, adapters or {}, threads=1)
+    for name, value in options.items():
+        setattr(backend, name, value)
+    return backend
+
+
+def test_each_role_runs_its_own_adapter_on_one_shared_base(tiny_model_dir, tiny_adapters):
+    plain = backend_for(tiny_model_dir, constrained_caller=False)
+    both = backend_for(tiny_model_dir, tiny_adapters, constrained_caller=False)
+    base_weight = both.model.base_model.model.model.layers[0].self_attn.q_proj.base_layer.weight
+
+    planner = both.generate("planner", PROMPT).text
+    caller = both.generate("caller", PROMPT).text
+    again = both.generate("planner", PROMPT).text
+
+    assert len({planner, caller, plain.generate("planner", PROMPT).text}) == 3
+    assert again == planner
+    assert both.model.base_model.model.model.layers[0].self_attn.q_proj.base_layer.weight is base_weight
+    base_parameters = sum(p.numel() for p in plain.model.parameters())
+    assert sum(p.numel() for n, p in both.model.named_parameters() if "lora_" not in n) == base_parameters
+    assert not both.few_shot and plain.few_shot
+
+
+def test_a_role_without_an_adapter_runs_the_plain_base(tiny_model_dir, tiny_adapters):
+    plain = backend_for(tiny_model_dir, constrained_caller=False)
+    planner_only = backend_for(tiny_model_dir, {"planner": tiny_adapters["planner"]}, constrained_caller=False)
+
+    assert planner_only.generate("caller", PROMPT).text == plain.generate("caller", PROMPT).text
+    assert planner_only.generate("planner", PROMPT).text != plain.generate("planner", PROMPT).text
+    assert planner_only.few_shot
+
+
+def test_generation_stops_at_a_stop_sequence_and_counts_tokens(tiny_model_dir):
+    backend = backend_for(tiny_model_dir)
+    full = backend.generate("planner", PROMPT)
+    stop = full.text[len(full.text) // 2 :][:3]
+
+    cut = backend.generate("planner", PROMPT, stop=(stop,))
+
+    assert full.completion_tokens == backend.max_new_tokens["planner"]
+    assert cut.text == full.text[: full.text.find(stop)]
+    assert 0 < cut.completion_tokens < full.completion_tokens
+    assert cut.prompt_tokens == full.prompt_tokens == len(backend.prompt_ids(PROMPT))
+
+
+def test_a_generation_past_its_timeout_raises(tiny_model_dir):
+    backend = backend_for(tiny_model_dir, max_new_tokens={"planner": 100_000, "caller": 100_000})
+
+    with pytest.raises(BackendTimeout):
+        backend.generate("planner", PROMPT, timeout=0.3)
+    backend.max_new_tokens = dict(transformers_backend.MAX_NEW_TOKENS)
+    assert backend.generate("planner", PROMPT, timeout=60).completion_tokens > 0  # the model is free again
+
+
+def test_the_prefix_cache_gives_the_same_output_as_no_cache(tiny_model_dir, tiny_adapters):
+    cached = backend_for(tiny_model_dir, tiny_adapters, constrained_caller=False)
+    uncached = backend_for(tiny_model_dir, tiny_adapters, constrained_caller=False, prefix_cache=False)
+
+    first = [cached.generate("planner", PROMPT).text, cached.generate("caller", PROMPT).text]
+    second = cached.generate("planner", LONGER)
+
+    assert cached.last_reused_tokens > len(cached.prompt_ids(PROMPT)) // 2
+    assert second.text == uncached.generate("planner", LONGER).text
+    assert first == [uncached.generate("planner", PROMPT).text, uncached.generate("caller", PROMPT).text]
+    assert uncached.last_reused_tokens == 0
+
+
+def test_the_constrained_caller_always_writes_a_valid_call(tiny_model_dir, tiny_adapters):
+    backend = backend_for(tiny_model_dir, tiny_adapters)
+    prompts = [PROMPT, LONGER, [PROMPT[0], Message("user", "planner: Send the SOS message.\ncaller:")]]
+
+    for messages in prompts:
+        generation = backend.generate("caller", messages)
+        call = parse_caller(generation.text)
+        REGISTRY.get(call["tool"]).validate(call["parameters"])
+        assert json.loads(generation.text) == call
+        assert generation.prompt_tokens > 0
+
+
+def test_a_constrained_call_past_its_timeout_raises(tiny_model_dir):
+    backend = backend_for(tiny_model_dir)
+
+    with pytest.raises(BackendTimeout):
+        backend.generate("caller", PROMPT, timeout=1e-3)
