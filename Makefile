@@ -19,6 +19,10 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/python scripts/run_local.py
 
+bench: $(STAMP)
+	$(BIN)/python manage.py prepare_model
+	$(BIN)/python manage.py bench_agent
+
 system:
 	@bash scripts/setup_system.sh
 
