@@ -10,6 +10,10 @@ worked example, the trajectory so far), so the key/value cache of the last
 prompt is kept per role and reused up to the longest token-exact common prefix.
 A cache is only ever reused under the adapter it was computed with: a LoRA
 changes the keys and values.
+
+Both roles generate as little as possible: the planner's tags are fed and only
+its reason and action are generated (capped); the caller's call is decoded
+under its tool's JSON Schema (agents.llm.constrained).
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBac
 # Generation caps per role: a planner step is a short reason and one action; a
 # free-form caller writes one JSON call. A trained adapter answers well inside both.
 MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 96}
+# The structured planner's caps: a reason is a short clause, an action one sentence.
+PLANNER_REASON_TOKENS = 24
+PLANNER_ACTION_TOKENS = 32
+REASON_STOP = ("</reason>", "<action>", "</action>")
 # Prompts kept per role for prefix reuse: a few conversations can interleave.
 PREFIX_ENTRIES = 4
 # Shorter common prefixes are not worth a cache copy.
@@ -77,6 +85,7 @@ class TransformersBackend(ModelBackend):
         max_new_tokens: Mapping[Role, int] = MAX_NEW_TOKENS,
         prefix_cache: bool = True,
         constrained_caller: bool = True,
+        structured_planner: bool = True,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -84,6 +93,7 @@ class TransformersBackend(ModelBackend):
         self.max_new_tokens = dict(max_new_tokens)
         self.prefix_cache = prefix_cache
         self.constrained_caller = constrained_caller
+        self.structured_planner = structured_planner
         # Without a trained adapter the base model needs the worked example.
         self.few_shot = any(name is None for name in self.adapters.values())
         self._lock = threading.Lock()
@@ -113,6 +123,8 @@ class TransformersBackend(ModelBackend):
             self._activate(role)
             if role == "caller" and self.constrained_caller:
                 text, completion_tokens = self._constrained_call(ids, deadline)
+            elif role == "planner" and self.structured_planner:
+                text, completion_tokens = self._structured_plan(ids, deadline)
             else:
                 text, completion_tokens = self._generate(role, ids, stop, deadline)
         finally:
@@ -150,7 +162,36 @@ class TransformersBackend(ModelBackend):
 
     # --- free generation --------------------------------------------------------------
 
-    def _generate(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
+    def _structured_plan(self, ids: list[int], deadline: float | None) -> tuple[str, int]:
+        """``<reason>…</reason><action>…</action>`` with the tags fed, not generated, and each part capped.
+
+        The answer always has the planner's format, and the model writes only
+        the reason and the action: fewer tokens, the cost that dominates here.
+        """
+        reason_prompt = ids + self._ids("<reason>")
+        reason, reason_tokens = self._generate(
+            "planner", reason_prompt, REASON_STOP, deadline, max_new_tokens=PLANNER_REASON_TOKENS
+        )
+        reason = cut_at_stop(reason, REASON_STOP).strip()
+        action_prompt = reason_prompt + self._ids(f"{reason}</reason><action>")
+        action, action_tokens = self._generate(
+            "planner", action_prompt, ("</action>",), deadline, max_new_tokens=PLANNER_ACTION_TOKENS
+        )
+        action = cut_at_stop(action, ("</action>",)).strip()
+        return f"<reason>{reason}</reason><action>{action}</action>", reason_tokens + action_tokens
+
+    def _ids(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _generate(
+        self,
+        role: Role,
+        ids: list[int],
+        stop: Sequence[str],
+        deadline: float | None,
+        *,
+        max_new_tokens: int | None = None,
+    ) -> tuple[str, int]:
         import torch
 
         cache_key = self.adapters[role] or "base"
@@ -162,7 +203,7 @@ class TransformersBackend(ModelBackend):
                 input_ids=input_ids,
                 attention_mask=torch.ones_like(input_ids),
                 past_key_values=cache,
-                max_new_tokens=self.max_new_tokens[role],
+                max_new_tokens=max_new_tokens or self.max_new_tokens[role],
                 do_sample=False,
                 stopping_criteria=criteria,
                 pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,

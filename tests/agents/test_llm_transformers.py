@@ -10,8 +10,9 @@ import pytest
 
 from agents.llm import model_store, transformers_backend
 from agents.llm.base import BackendTimeout, Message
+from agents.runtime import STOP
 from agents.tools import REGISTRY
-from agents.trajectory import parse_caller
+from agents.trajectory import parse_caller, parse_planner
 
 PROMPT = [
     Message("system", "You are the planner of a private health assistant. Answer with one action."),
@@ -76,8 +77,9 @@ def tiny_adapters(tmp_path_factory, tiny_model_dir):
 
 
 def backend_for(model_dir, adapters=None, **options):
+    """A fresh backend; free planner generation unless ``structured_planner=True`` is asked for."""
     backend = transformers_backend._build(model_dir, adapters or {}, threads=1)
-    for name, value in options.items():
+    for name, value in {"structured_planner": False, **options}.items():
         setattr(backend, name, value)
     return backend
 
@@ -141,6 +143,22 @@ def test_the_prefix_cache_gives_the_same_output_as_no_cache(tiny_model_dir, tiny
     assert second.text == uncached.generate("planner", LONGER).text
     assert first == [uncached.generate("planner", PROMPT).text, uncached.generate("caller", PROMPT).text]
     assert uncached.last_reused_tokens == 0
+
+
+def test_the_structured_planner_always_answers_in_the_planner_format(tiny_model_dir, tiny_adapters):
+    structured = backend_for(tiny_model_dir, tiny_adapters, structured_planner=True)
+    uncached = backend_for(tiny_model_dir, tiny_adapters, structured_planner=True, prefix_cache=False)
+
+    for messages in (PROMPT, LONGER):
+        generation = structured.generate("planner", messages, stop=STOP["planner"])
+        value = parse_planner(generation.text)
+        assert generation.text == f"<reason>{value['reason']}</reason><action>{value['action']}"
+        assert (
+            0
+            < generation.completion_tokens
+            <= (transformers_backend.PLANNER_REASON_TOKENS + transformers_backend.PLANNER_ACTION_TOKENS)
+        )
+        assert generation.text == uncached.generate("planner", messages, stop=STOP["planner"]).text
 
 
 def test_the_constrained_caller_always_writes_a_valid_call(tiny_model_dir, tiny_adapters):
