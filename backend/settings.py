@@ -21,6 +21,7 @@ from backend.env import (
     persisted_secret_key,
 )
 from health.messaging.schedule import BEAT_SCHEDULE as MESSAGING_BEAT_SCHEDULE
+from health.monitor.schedule import BEAT_SCHEDULE as MONITOR_BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything the app writes at run time (SQLite file, uploads, local secret key).
@@ -143,7 +144,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic tasks each domain declares; the database scheduler copies them into
 # its tables when beat starts.
-CELERY_BEAT_SCHEDULE = {**MESSAGING_BEAT_SCHEDULE}
+CELERY_BEAT_SCHEDULE = {**MESSAGING_BEAT_SCHEDULE, **MONITOR_BEAT_SCHEDULE}
 CELERY_RESULT_EXPIRES = 3600
 
 # --- Auth -------------------------------------------------------------------
@@ -237,6 +238,10 @@ MODEL_CACHE_DIR = Path(env_str("MODEL_CACHE_DIR", str(DATA_DIR / "model-cache"))
 
 # --- Health Manager -------------------------------------------------------------
 SOS_COUNTDOWN_SECONDS = env_int("SOS_COUNTDOWN_SECONDS", 10, minimum=0)
+# Ending a hard SOS this soon after it went out tells everyone it was a false alarm.
+SOS_FALSE_ALARM_SECONDS = env_int("SOS_FALSE_ALARM_SECONDS", 120, minimum=0)
+# More hard SOS than this in an hour are refused (the patient is told to call the emergency number).
+SOS_MAX_PER_HOUR = env_int("SOS_MAX_PER_HOUR", 3, minimum=1)
 
 # --- Logging: no health data in logs, only ids and states -----------------------
 LOGGING = {
