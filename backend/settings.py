@@ -232,6 +232,14 @@ AGENT_PLANNER_ADAPTER = env_str("AGENT_PLANNER_ADAPTER")
 AGENT_CALLER_ADAPTER = env_str("AGENT_CALLER_ADAPTER")
 AGENT_OPENAI_BASE_URL = env_str("AGENT_OPENAI_BASE_URL")
 AGENT_OPENAI_API_KEY = env_str("AGENT_OPENAI_API_KEY")
+# Served model (or LoRA adapter) names for each role on the OpenAI-compatible server.
+AGENT_OPENAI_PLANNER_MODEL = env_str("AGENT_OPENAI_PLANNER_MODEL")
+AGENT_OPENAI_CALLER_MODEL = env_str("AGENT_OPENAI_CALLER_MODEL")
+# Served models without our trained adapters need the worked example in the prompt.
+AGENT_OPENAI_FEW_SHOT = env_bool("AGENT_OPENAI_FEW_SHOT", True)
+# One thread is the safe default on a small shared CPU: web, worker and model
+# share the cores, and oversubscribed OpenMP threads were 5-15x slower here.
+AGENT_TORCH_THREADS = env_int("AGENT_TORCH_THREADS", 1, minimum=1)
 AGENT_MAX_STEPS = env_int("AGENT_MAX_STEPS", 24, minimum=1)
 AGENT_CALL_TIMEOUT_SECONDS = env_float("AGENT_CALL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
 MODEL_CACHE_DIR = Path(env_str("MODEL_CACHE_DIR", str(DATA_DIR / "model-cache"))).resolve()

@@ -15,7 +15,6 @@ the names are trained adapters).
 from __future__ import annotations
 
 import json
-import os
 import time
 import urllib.error
 import urllib.request
@@ -111,16 +110,13 @@ def configured() -> OpenAIBackend:
     models: dict[Role, str] = {}
     for role in ROLES:
         variable = f"AGENT_OPENAI_{role.upper()}_MODEL"
-        name = os.environ.get(variable, "").strip()
+        name = getattr(settings, variable, "").strip()
         if not name:
             raise ImproperlyConfigured(f"set {variable} to the served model (or adapter) name for the {role}.")
         models[role] = name
-    raw = os.environ.get("AGENT_OPENAI_FEW_SHOT", "true").strip().lower()
-    if raw not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-        raise ImproperlyConfigured(f"AGENT_OPENAI_FEW_SHOT must be true or false, got {raw!r}")
     return OpenAIBackend(
         base_url,
         models,
         api_key=settings.AGENT_OPENAI_API_KEY,
-        few_shot=raw in ("1", "true", "yes", "on"),
+        few_shot=settings.AGENT_OPENAI_FEW_SHOT,
     )

@@ -19,7 +19,6 @@ under its tool's JSON Schema (agents.llm.constrained).
 from __future__ import annotations
 
 import copy
-import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.core.exceptions import ImproperlyConfigured
+from django.conf import settings
 
 from agents.llm import model_store
 from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
@@ -43,26 +42,11 @@ REASON_STOP = ("</reason>", "<action>", "</action>")
 PREFIX_ENTRIES = 4
 # Shorter common prefixes are not worth a cache copy.
 MIN_REUSE_TOKENS = 16
-THREADS_ENV = "AGENT_TORCH_THREADS"
 
 
 def torch_threads() -> int:
-    """Threads for torch's CPU kernels, from AGENT_TORCH_THREADS (default 1).
-
-    One thread is the safe default on a small shared CPU: the web process, the
-    Celery worker and the model share the cores, and oversubscribed OpenMP
-    barriers made 2 threads 5-15x slower than 1 here (FINDINGS §3).
-    """
-    raw = os.environ.get(THREADS_ENV, "").strip()
-    if not raw:
-        return 1
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{THREADS_ENV} must be an integer, got {raw!r}") from exc
-    if value < 1:
-        raise ImproperlyConfigured(f"{THREADS_ENV} must be >= 1, got {value}")
-    return value
+    """Threads for torch's CPU kernels (settings.AGENT_TORCH_THREADS, default 1)."""
+    return settings.AGENT_TORCH_THREADS
 
 
 @dataclass

@@ -122,12 +122,12 @@ def test_an_unreachable_server_is_a_backend_error():
         backend.generate("planner", MESSAGES, timeout=5)
 
 
-def test_get_backend_reads_the_server_and_model_names_from_settings(settings, monkeypatch, server):
+def test_get_backend_reads_the_server_and_model_names_from_settings(settings, server):
     settings.AGENT_BACKEND = "openai"
     settings.AGENT_OPENAI_BASE_URL = server.url
-    monkeypatch.setenv("AGENT_OPENAI_PLANNER_MODEL", "planner-lora")
-    monkeypatch.setenv("AGENT_OPENAI_CALLER_MODEL", "caller-lora")
-    monkeypatch.setenv("AGENT_OPENAI_FEW_SHOT", "false")
+    settings.AGENT_OPENAI_PLANNER_MODEL = "planner-lora"
+    settings.AGENT_OPENAI_CALLER_MODEL = "caller-lora"
+    settings.AGENT_OPENAI_FEW_SHOT = False
 
     backend = get_backend()
     backend.generate("caller", MESSAGES, timeout=5)
@@ -136,10 +136,10 @@ def test_get_backend_reads_the_server_and_model_names_from_settings(settings, mo
     assert backend.few_shot is False
 
 
-def test_get_backend_says_which_openai_setting_is_missing(settings, monkeypatch):
+def test_get_backend_says_which_openai_setting_is_missing(settings):
     settings.AGENT_BACKEND = "openai"
     settings.AGENT_OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
-    monkeypatch.delenv("AGENT_OPENAI_PLANNER_MODEL", raising=False)
+    settings.AGENT_OPENAI_PLANNER_MODEL = ""
 
     with pytest.raises(ImproperlyConfigured, match="set AGENT_OPENAI_PLANNER_MODEL"):
         get_backend()
