@@ -92,7 +92,7 @@ def test_a_model_call_that_outlives_the_timeout_fails_the_chat(settings, alice):
 
 
 def test_a_chat_without_a_model_fails_with_a_message(settings, alice, django_capture_on_commit_callbacks):
-    settings.AGENT_BACKEND = "transformers"  # not available in this build
+    settings.AGENT_BACKEND = "transformers"  # the model is not prepared in the test data folder
 
     with django_capture_on_commit_callbacks(execute=True):
         conversation = start_chat(alice, "Hello")

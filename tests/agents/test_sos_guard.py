@@ -91,7 +91,7 @@ def test_a_model_that_times_out_mid_sequence_is_completed_by_the_guard(
 
 
 def test_no_model_loaded_still_completes_the_hard_sos(settings, hard_alert, alice_contacts, ambulances):
-    settings.AGENT_BACKEND = "transformers"  # not available in this build: get_backend() refuses
+    settings.AGENT_BACKEND = "transformers"  # the model is not prepared in the test data folder: get_backend() refuses
 
     run_hard_sos_start(hard_alert.pk)
 

@@ -22,7 +22,7 @@ def test_the_scripted_backend_is_returned_when_configured(scripted_backend):
 
 
 @pytest.mark.parametrize("choice", ["transformers", "openai"])
-def test_a_backend_that_is_not_built_yet_is_refused_clearly(settings, choice):
+def test_a_backend_that_is_not_prepared_or_configured_is_refused_clearly(settings, choice):
     settings.AGENT_BACKEND = choice
 
     with pytest.raises(ImproperlyConfigured, match=f"AGENT_BACKEND='{choice}' is not available"):
