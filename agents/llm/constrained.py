@@ -6,7 +6,8 @@ optional parameters to add are chosen among the allowed token sequences
 (greedy along a token trie); strings, numbers and arrays of strings are
 generated with caps. The result is therefore always valid JSON naming a real
 tool with schema-typed parameters, and it costs far fewer forward passes than
-generating the whole call (FINDINGS §5).
+generating the whole call (free generation of one call measured 10.8 s here, and
+gave invalid JSON).
 
 Whether the *values* are right is the model's job (the trained caller adapter);
 the runtime still validates every call before it runs.
