@@ -102,7 +102,9 @@ def _location_text(runtime: Runtime) -> str:
     located = last_result(runtime.states, "get_location")
     if not isinstance(located, dict):
         return "an unknown location"
-    return f"location {{latitude: {located['latitude']}, longitude: {located['longitude']}}}"
+    # Coordinates plus a map link: the crew's phone opens it without our app.
+    lat, lon = float(located["latitude"]), float(located["longitude"])
+    return f"{lat:.5f}, {lon:.5f} (map: https://www.openstreetmap.org/?mlat={lat:.5f}&mlon={lon:.5f}#map=17/{lat:.5f}/{lon:.5f})"
 
 
 def _assigned(runtime: Runtime):
@@ -198,7 +200,7 @@ HARD_SOS_START = (
     RequiredStep(
         "send_message",
         "Call send_message to notify the ambulance with the user's location and details.",
-        _to_ambulance(lambda r: f"Ambulance needed at {_location_text(r)} by user {r.user_ref} - {_name(r)}"),
+        _to_ambulance(lambda r: f"EMERGENCY: ambulance needed for {_name(r)} at {_location_text(r)}"),
         recipient="ambulance",
     ),
     RequiredStep(
@@ -229,10 +231,7 @@ HARD_SOS_END = (
         "send_message",
         "Call send_message to inform the ambulance about the End SOS.",
         _to_ambulance(
-            lambda r: (
-                f"The SOS triggered by user {r.user_ref} - {_name(r)} has been resolved. "
-                "Ambulance services are no longer required."
-            )
+            lambda r: f"The SOS for {_name(r)} has been resolved. Ambulance services are no longer required."
         ),
         recipient="ambulance",
     ),

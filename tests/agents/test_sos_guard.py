@@ -53,7 +53,8 @@ def test_a_garbage_emitting_model_still_gets_the_ambulance_dispatched_and_contac
     ]
     assert states(conversation)[-1]["value"]["action"] == "<END>"
     ambulance_message = OutboundMessage.objects.get(recipient_kind="ambulance")
-    assert "latitude: 52.52, longitude: 13.405" in ambulance_message.body
+    assert "ambulance needed for Alice at 52.52000, 13.40500" in ambulance_message.body
+    assert "https://www.openstreetmap.org/?mlat=52.52000&mlon=13.40500" in ambulance_message.body
 
 
 def test_a_raising_model_still_completes_the_hard_sos(hard_alert, alice_contacts, ambulances):
