@@ -7,6 +7,7 @@ what the agent log shows and the benchmark measures.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -41,7 +42,7 @@ class Generation:
     latency_ms: int
 
 
-class ModelBackend:
+class ModelBackend(ABC):
     """Base class of the planner/caller backends.
 
     Subclasses implement :meth:`generate`. ``timeout`` is a hint a backend
@@ -54,6 +55,7 @@ class ModelBackend:
     # example in its prompt to answer in the right format.
     few_shot = False
 
+    @abstractmethod
     def generate(
         self,
         role: Role,
@@ -62,7 +64,7 @@ class ModelBackend:
         *,
         timeout: float | None = None,
     ) -> Generation:
-        raise NotImplementedError
+        """Text for ``role`` given the chat ``messages``, cut at the first stop sequence."""
 
 
 def cut_at_stop(text: str, stop: Sequence[str]) -> str:
