@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from agents.models import Conversation
 from agents.trajectory import END
 from health.models import Alert, AlertEvent
+from health.sos import ended_as_false_alarm
 from health.validators import normalize_e164
 
 if TYPE_CHECKING:
@@ -43,11 +44,16 @@ class RequiredStep:
     # means the step cannot be done (e.g. no ambulance was found to message).
     parameters: Callable[[Runtime], dict[str, Any] | None]
     recipient: str = ""  # for send_message: "ambulance" or "contacts"
+    # For the end messages: when the SOS ended as a false alarm, the text
+    # must say so (the only end message the recipients get).
+    says_false_alarm: bool = False
 
-    def matches(self, call: dict[str, Any], states: list[dict[str, Any]]) -> bool:
+    def matches(self, call: dict[str, Any], states: list[dict[str, Any]], *, false_alarm: bool = False) -> bool:
         if call.get("tool") != self.tool:
             return False
         params = call.get("parameters", {})
+        if self.says_false_alarm and false_alarm and FALSE_ALARM.lower() not in str(params.get("text", "")).lower():
+            return False
         if self.recipient == "ambulance":
             # The number must be the ambulance the trajectory found, not any
             # number send_message would accept (an emergency contact's, say).
@@ -137,8 +143,36 @@ def _to_contacts(text: Callable[[Runtime], str]) -> Callable[[Runtime], dict[str
     return lambda runtime: {"text": text(runtime), "to_emergency_contacts": True}
 
 
+FALSE_ALARM = "FALSE ALARM"
+
+
+def is_false_alarm(runtime: Runtime) -> bool:
+    """Whether this end run closes a hard SOS the user ended within the
+    false-alarm window (``health.sos.ended_as_false_alarm``)."""
+    alert = runtime.alert
+    return alert is not None and alert.kind == Alert.Kind.HARD and ended_as_false_alarm(alert)
+
+
+def _end_to_ambulance(runtime: Runtime) -> str:
+    if is_false_alarm(runtime):
+        name = _name(runtime)
+        return f"{FALSE_ALARM}: the SOS for {name} was raised by mistake. Ambulance services are not required."
+    return f"The SOS for {_name(runtime)} has been resolved. Ambulance services are no longer required."
+
+
+def _end_to_contacts(runtime: Runtime) -> str:
+    if is_false_alarm(runtime):
+        return (
+            f"{FALSE_ALARM}: the SOS from {_name(runtime)} was raised by mistake and has been cancelled. "
+            "No help is needed."
+        )
+    return f"The SOS triggered by {_name(runtime)} has been resolved. No further assistance is required."
+
+
 def _end_summary(runtime: Runtime) -> str:
     informed = "Ambulance and emergency contacts have" if _assigned(runtime) else "Your emergency contacts have"
+    if is_false_alarm(runtime):
+        return f"The SOS process has been ended as a false alarm. {informed} been told it was a false alarm."
     return f"The SOS process has been successfully ended. {informed} been informed."
 
 
@@ -230,18 +264,16 @@ HARD_SOS_END = (
     RequiredStep(
         "send_message",
         "Call send_message to inform the ambulance about the End SOS.",
-        _to_ambulance(
-            lambda r: f"The SOS for {_name(r)} has been resolved. Ambulance services are no longer required."
-        ),
+        _to_ambulance(_end_to_ambulance),
         recipient="ambulance",
+        says_false_alarm=True,
     ),
     RequiredStep(
         "send_message",
         "Call send_message to inform emergency contacts about the SOS resolution.",
-        _to_contacts(
-            lambda r: f"The SOS triggered by {_name(r)} has been resolved. No further assistance is required."
-        ),
+        _to_contacts(_end_to_contacts),
         recipient="contacts",
+        says_false_alarm=True,
     ),
     RequiredStep(
         "notify_user",
@@ -268,8 +300,24 @@ SEQUENCES: dict[str, tuple[RequiredStep, ...]] = {
 class SosGuard:
     """Checks proposed calls against a fixed sequence and completes what is missing."""
 
-    def __init__(self, sequence: tuple[RequiredStep, ...]) -> None:
+    def __init__(self, sequence: tuple[RequiredStep, ...], *, alert: Alert | None = None) -> None:
         self.sequence = sequence
+        # The alert the run is about, when the caller knows it: a hard SOS
+        # ended as a false alarm then requires end messages that say so.
+        self.alert = alert
+        self._false_alarm: bool | None = None
+
+    @property
+    def false_alarm(self) -> bool:
+        if self._false_alarm is None:
+            alert = self.alert
+            self._false_alarm = (
+                alert is not None
+                and self.sequence is HARD_SOS_END
+                and alert.kind == Alert.Kind.HARD
+                and ended_as_false_alarm(alert)
+            )
+        return self._false_alarm
 
     def progress(self, states: list[dict[str, Any]]) -> int:
         """How many required steps the trajectory has completed, in order, successfully."""
@@ -280,7 +328,7 @@ class SosGuard:
                 break
             if state["from"] != "observation" or previous["from"] != "caller" or "result" not in state["value"]:
                 continue
-            if self.sequence[done].matches(previous["value"], states[: position - 1]):
+            if self.sequence[done].matches(previous["value"], states[: position - 1], false_alarm=self.false_alarm):
                 done += 1
         return done
 
@@ -290,7 +338,7 @@ class SosGuard:
     def allows(self, call: dict[str, Any], states: list[dict[str, Any]]) -> bool:
         """Whether ``call`` is the next required step (anything after the last one is refused)."""
         done = self.progress(states)
-        return done < len(self.sequence) and self.sequence[done].matches(call, states)
+        return done < len(self.sequence) and self.sequence[done].matches(call, states, false_alarm=self.false_alarm)
 
     def refusal(self, call: dict[str, Any], states: list[dict[str, Any]]) -> str:
         """Why ``call`` is refused, for the error observation."""
@@ -302,6 +350,8 @@ class SosGuard:
             return f"SOS guard: the next required step is {step.tool}."
         if step.tool == "search_ambulance":
             return "SOS guard: search_ambulance must use the location returned by get_location."
+        if step.recipient and step.says_false_alarm and self.false_alarm and step.matches(call, states):
+            return f"SOS guard: this SOS was ended as a false alarm; the message must say {FALSE_ALARM}."
         if step.recipient:
             return f"SOS guard: this send_message step goes to the {step.recipient}."
         return f"SOS guard: these parameters are not allowed for {step.tool}."
@@ -344,7 +394,8 @@ class SosGuard:
             )
 
 
-def guard_for(kind: str) -> SosGuard | None:
-    """The guard of a conversation kind, or None for unguarded kinds (chat)."""
+def guard_for(kind: str, alert: Alert | None = None) -> SosGuard | None:
+    """The guard of a conversation kind (about ``alert`` when known), or None
+    for unguarded kinds (chat)."""
     sequence = SEQUENCES.get(kind)
-    return SosGuard(sequence) if sequence is not None else None
+    return SosGuard(sequence, alert=alert) if sequence is not None else None

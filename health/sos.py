@@ -26,16 +26,15 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from frontend.realtime import push_to_user
-from health.messaging.outbox import queue_sms
-from health.models import Alert, AlertEvent, Ambulance, Dispatch, OutboundMessage
+from health.models import Alert, AlertEvent, Ambulance, Dispatch
 
 # An SOS ended this soon after it went out was almost certainly pressed by
-# mistake; the end message then says so, so nobody keeps worrying.
+# mistake; the end message (agents.guard's end sequence) then says so, so
+# nobody keeps worrying.
 DEFAULT_FALSE_ALARM_SECONDS = 120
 # Hard SOS alerts that went out (cancelled ones sent nothing) a user may raise
 # per hour; more than that is a stuck button or a child playing, and the
@@ -310,37 +309,25 @@ def request_end(alert: Alert) -> Alert:
     return locked
 
 
-def _false_alarm(alert: Alert, user) -> None:
-    """Tell the dispatched ambulance and every contact that this SOS was a false alarm."""
-    name = user.get_full_name() or user.get_username()
-    body = f"FALSE ALARM: the SOS from {name} was raised by mistake and has been cancelled. No help is needed."
-    recipients: list[tuple[str, str, str]] = [
-        (d.ambulance.phone, d.ambulance.code, OutboundMessage.RecipientKind.AMBULANCE)
-        for d in Dispatch.objects.filter(alert=alert, released_at__isnull=True).select_related("ambulance")
-    ]
-    recipients += [
-        (c.phone, c.name, OutboundMessage.RecipientKind.EMERGENCY_CONTACT) for c in user.emergency_contacts.all()
-    ]
-    profile = getattr(user, "profile", None)
-    if profile is not None and not profile.sms_opt_in:
-        recipients = []
-    queued = 0
-    for number, name_, kind in recipients:
-        try:
-            queue_sms(
-                user=user,
-                recipient=number,
-                recipient_kind=kind,
-                recipient_name=name_,
-                body=body,
-                idempotency_key=f"sos:{alert.pk}:false-alarm:{number}",
-                alert=alert,
-            )
-            queued += 1
-        except ValidationError:
-            # One stale number must not keep the others from the news.
-            continue
-    _event(alert, "false_alarm", f"Ended within minutes: {queued} recipient(s) told it was a false alarm.")
+def ended_as_false_alarm(alert: Alert) -> bool:
+    """Whether the user ended this hard SOS within ``SOS_FALSE_ALARM_SECONDS``
+    of it going out (its countdown's end). The end flow's messages then say
+    it was a false alarm, and are the only end message each recipient gets.
+
+    Judged from the "end_requested" event, so every run of the end flow (a
+    resumed one too) words it the same; an alert whose end was not requested
+    through :func:`request_end` is not a false alarm.
+    """
+    requested = (
+        AlertEvent.objects.filter(alert=alert, kind="end_requested")
+        .order_by("created_at", "id")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    if requested is None:
+        return False
+    went_out = alert.countdown_ends_at or alert.created_at
+    return requested - went_out <= false_alarm_window()
 
 
 def finish_end(alert_id: int) -> bool:
@@ -365,13 +352,13 @@ def finish_end(alert_id: int) -> bool:
             raise StartInProgress(f"alert {alert_id}: the start flow is still running")
     run_hard_sos_end(alert_id)
     now = timezone.now()
-    opened_at = alert.countdown_ends_at or alert.created_at
     with transaction.atomic():
         locked = Alert.objects.select_for_update().select_related("user").get(pk=alert_id)
         if locked.state == Alert.State.RESOLVED:
             return True
-        if now - opened_at <= false_alarm_window() and not locked.events.filter(kind="false_alarm").exists():
-            _false_alarm(locked, locked.user)
+        if ended_as_false_alarm(locked) and not locked.events.filter(kind="false_alarm").exists():
+            # The end flow's messages said so; this is the timeline's record.
+            _event(locked, "false_alarm", "Ended within minutes: the end messages said it was a false alarm.")
         for dispatch in Dispatch.objects.select_for_update().filter(alert=locked, released_at__isnull=True):
             dispatch.released_at = now
             dispatch.save(update_fields=["released_at"])

@@ -277,3 +277,52 @@ def test_a_contact_with_a_broken_number_does_not_stop_the_others_or_the_sos(
         ambulances["near"].phone,
     ]
     assert {"result": {"sent": 1, "not_sent": ["Eli"]}} in [s["value"] for s in states(conversation)]
+
+
+def test_an_sos_ended_as_a_false_alarm_is_ended_with_one_false_alarm_message_per_recipient(
+    hard_alert, alice_contacts, ambulances
+):
+    # The user ended it through health.sos.request_end, seconds after it went out.
+    AlertEvent.objects.create(alert=hard_alert, kind="end_requested", message="Ending the SOS.")
+    Dispatch.objects.create(alert=hard_alert, ambulance=ambulances["near"])
+
+    conversation = run_hard_sos_end(hard_alert.pk, backend=garbage())
+
+    assert conversation.status == "completed"
+    rows = OutboundMessage.objects.filter(alert=hard_alert)
+    assert sorted(m.recipient_kind for m in rows) == ["ambulance", "emergency_contact", "emergency_contact"]
+    assert all(m.body.startswith("FALSE ALARM: ") and "resolved" not in m.body for m in rows)
+    assert "raised by mistake" in rows.get(recipient_kind="ambulance").body
+
+
+def test_with_its_alert_known_the_end_guard_refuses_end_messages_that_do_not_say_false_alarm(
+    alice, hard_alert, alice_contacts, ambulances, settings
+):
+    from agents.guard import guard_for
+    from agents.models import Conversation
+
+    near = ambulances["near"]
+    Dispatch.objects.create(alert=hard_alert, ambulance=near)
+    AlertEvent.objects.create(alert=hard_alert, kind="end_requested", message="Ending the SOS.")
+    ref = str(alice.pk)
+    done = [
+        {"from": "system", "value": {}},
+        {"from": "user", "value": "End SOS triggered"},
+        {"from": "caller", "value": {"tool": "notify_user", "parameters": {"user_id": ref, "message": "End"}}},
+        {"from": "observation", "value": {"result": True}},
+        {"from": "caller", "value": {"tool": "get_assigned_ambulance", "parameters": {"user_id": ref}}},
+        {"from": "observation", "value": {"result": {"ambulance_id": near.code, "phone_no": near.phone}}},
+    ]
+    resolved = {"tool": "send_message", "parameters": {"phone_no": near.phone, "text": "The SOS has been resolved."}}
+    said = {"tool": "send_message", "parameters": {"phone_no": near.phone, "text": "False alarm: no help needed."}}
+    guard = guard_for(Conversation.Kind.HARD_SOS_END, hard_alert)
+
+    assert not guard.allows(resolved, done)
+    assert guard.refusal(resolved, done) == (
+        "SOS guard: this SOS was ended as a false alarm; the message must say FALSE ALARM."
+    )
+    assert guard.allows(said, done)
+    # Past the window (or without the alert) the usual wording is fine.
+    settings.SOS_FALSE_ALARM_SECONDS = 0
+    assert guard_for(Conversation.Kind.HARD_SOS_END, hard_alert).allows(resolved, done)
+    assert guard_for(Conversation.Kind.HARD_SOS_END).allows(resolved, done)

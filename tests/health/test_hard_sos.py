@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from health.models import Alert, AlertEvent, Ambulance, Dispatch, OutboundMessage
+from health.models import Alert, AlertEvent, Ambulance, Dispatch, Notification, OutboundMessage
 from health.tasks import hard_sos_countdown_elapsed, sweep_sos_countdowns
 from tests.factories import AlertFactory, EmergencyContactFactory
 
@@ -161,7 +161,7 @@ def test_ending_tells_the_ambulance_and_contacts_then_releases_the_ambulance(
     end_rows = OutboundMessage.objects.filter(alert=alert, body__contains="resolved")
     assert sorted((m.recipient_kind, m.recipient) for m in end_rows) == START_ROWS
     assert outbox(alert) == sorted(START_ROWS * 2)
-    assert not OutboundMessage.objects.filter(body__contains="FALSE ALARM").exists()
+    assert not OutboundMessage.objects.filter(body__icontains="false alarm").exists()
     dispatch = Dispatch.objects.get(alert=alert)
     assert dispatch.released_at is not None
     assert Ambulance.objects.get(code="AMB-NEAR").available is True
@@ -192,16 +192,48 @@ def test_ending_twice_sends_the_end_messages_once(
     assert outbox(alert) == sorted(START_ROWS * 2)
 
 
-def test_ending_within_two_minutes_tells_everyone_it_was_a_false_alarm(
-    alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks
+def end_rows(alert: Alert) -> list[OutboundMessage]:
+    """The outbox rows queued after the start flow's three."""
+    return list(OutboundMessage.objects.filter(alert=alert).order_by("pk"))[len(START_ROWS) :]
+
+
+def test_ending_within_the_false_alarm_window_sends_one_false_alarm_message_per_recipient(
+    alice, alice_api, alice_contacts, ambulances, clock, settings, django_capture_on_commit_callbacks
 ):
+    settings.SOS_FALSE_ALARM_SECONDS = 120
     alert = started(alice_api, clock)
 
     end(alice_api, alert, clock, COUNTDOWN + 30, django_capture_on_commit_callbacks)
 
-    false_alarm = OutboundMessage.objects.filter(alert=alert, body__startswith="FALSE ALARM")
-    assert sorted((m.recipient_kind, m.recipient) for m in false_alarm) == START_ROWS
+    rows = end_rows(alert)
+    # Exactly one end message per recipient, and it says it was a false alarm.
+    assert sorted((m.recipient_kind, m.recipient) for m in rows) == START_ROWS
+    assert all("false alarm" in m.body.lower() for m in rows), [m.body for m in rows]
+    assert all("resolved" not in m.body for m in rows)
+    assert outbox(alert) == sorted(START_ROWS * 2)
+    alert.refresh_from_db()
+    assert alert.state == "resolved"
+    assert Dispatch.objects.get(alert=alert).released_at is not None
     assert Ambulance.objects.get(code="AMB-NEAR").available is True
+    assert alert.events.filter(kind="false_alarm").count() == 1
+    last_notice = Notification.objects.filter(user=alice).order_by("-id").first()
+    assert "false alarm" in last_notice.title
+
+
+def test_ending_after_the_false_alarm_window_sends_one_normal_end_message_per_recipient(
+    alice, alice_api, alice_contacts, ambulances, clock, settings, django_capture_on_commit_callbacks
+):
+    settings.SOS_FALSE_ALARM_SECONDS = 120
+    alert = started(alice_api, clock)
+
+    end(alice_api, alert, clock, COUNTDOWN + 121, django_capture_on_commit_callbacks)
+
+    rows = end_rows(alert)
+    assert sorted((m.recipient_kind, m.recipient) for m in rows) == START_ROWS
+    assert all("resolved" in m.body and "false alarm" not in m.body.lower() for m in rows)
+    assert outbox(alert) == sorted(START_ROWS * 2)
+    assert Ambulance.objects.get(code="AMB-NEAR").available is True
+    assert not alert.events.filter(kind="false_alarm").exists()
 
 
 def test_ending_before_the_start_flow_ran_runs_it_first_so_no_ambulance_stays_dispatched(
