@@ -5,6 +5,7 @@ The life of a hard SOS alert::
     press / escalate ─▶ COUNTDOWN (countdown_ends_at = now + SOS_COUNTDOWN_SECONDS)
         │  cancel or end during the countdown ─▶ CANCELLED   (nothing was sent)
         ▼  countdown over: a task enqueued with that countdown, or the beat sweep
+        │  (eager Celery, no worker: a timer in the process that took the press)
       OPEN ─▶ the Action Manager's start flow (notify, locate, dispatch, SMS)
         │  end
         ▼  the start flow has finished ─▶ the end flow ─▶ dispatch released
@@ -22,11 +23,13 @@ task, a second press, a second "end" find the work already done.
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import threading
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 from frontend.realtime import push_to_user
@@ -45,6 +48,8 @@ DEFAULT_MAX_PER_HOUR = 3
 # again by the sweep (its task was lost, e.g. the broker was down at enqueue).
 STALLED_START_AFTER = dt.timedelta(seconds=30)
 START_KIND = "hard_sos_start"
+
+log = logging.getLogger(__name__)
 
 
 class SosRefused(Exception):
@@ -88,14 +93,97 @@ def push_alert(alert: Alert) -> None:
     transaction.on_commit(lambda: push_to_user(user_id, "alert", payload), robust=True)
 
 
+def _tasks_run_eagerly() -> bool:
+    from health.tasks import hard_sos_countdown_elapsed
+
+    return bool(hard_sos_countdown_elapsed.app.conf.task_always_eager)
+
+
 def _enqueue_countdown(alert: Alert) -> None:
     from health.tasks import hard_sos_countdown_elapsed
 
     alert_id = alert.pk
     delay = max(0.0, (alert.countdown_ends_at - timezone.now()).total_seconds())
+    if delay > 0 and _tasks_run_eagerly():
+        # Eager Celery (no broker, no worker, no beat) would run the task now,
+        # ignoring the countdown, and it would refuse to open the alert early:
+        # nothing would ever send it. A timer in this process runs it instead.
+        transaction.on_commit(lambda: _start_countdown_timer(alert_id, delay), robust=True)
+        return
     # The beat sweep is the safety net if this enqueue is lost; the task
     # itself refuses to open an alert whose countdown has not ended yet.
     transaction.on_commit(lambda: hard_sos_countdown_elapsed.apply_async((alert_id,), countdown=delay), robust=True)
+
+
+# --- the countdown without a worker (eager Celery) ---------------------------------------
+# One timer per alert still counting down in this process. A timer that
+# fires runs the countdown task (eagerly, in the timer's thread); one whose
+# alert was cancelled meanwhile finds nothing to do (and cancel() stops it).
+_countdown_timers: dict[int, threading.Timer] = {}
+_countdown_timers_lock = threading.Lock()
+# A timer may wake a hair before the wall clock reaches countdown_ends_at.
+_TIMER_SLACK = 0.05
+_TIMER_THREAD = "sos-countdown-"
+
+
+def _start_countdown_timer(alert_id: int, delay: float) -> None:
+    timer = threading.Timer(delay + _TIMER_SLACK, _countdown_timer_fired, args=(alert_id,))
+    timer.daemon = True
+    timer.name = f"{_TIMER_THREAD}{alert_id}"
+    with _countdown_timers_lock:
+        previous = _countdown_timers.pop(alert_id, None)
+        _countdown_timers[alert_id] = timer
+    if previous is not None:
+        previous.cancel()
+    timer.start()
+
+
+def _countdown_timer_fired(alert_id: int) -> None:
+    from health.tasks import hard_sos_countdown_elapsed
+
+    with _countdown_timers_lock:
+        if _countdown_timers.get(alert_id) is threading.current_thread():
+            del _countdown_timers[alert_id]
+    try:
+        ends_at = (
+            Alert.objects.filter(pk=alert_id, kind=Alert.Kind.HARD, state=Alert.State.COUNTDOWN)
+            .values_list("countdown_ends_at", flat=True)
+            .first()
+        )
+        if ends_at is None:
+            return  # cancelled, ended or already opened: nothing to do
+        early = (ends_at - timezone.now()).total_seconds()
+        if early > 0:
+            _start_countdown_timer(alert_id, early)
+            return
+        hard_sos_countdown_elapsed.delay(alert_id)
+    except Exception:  # a thread's error would otherwise vanish
+        log.exception("hard SOS %s: running its countdown in this process failed", alert_id)
+    finally:
+        if threading.current_thread().name.startswith(_TIMER_THREAD):
+            connections.close_all()  # the timer thread's own connections
+
+
+def pending_countdown_timer(alert_id: int) -> threading.Timer | None:
+    """The in-process timer of an alert still counting down (eager mode), if any."""
+    with _countdown_timers_lock:
+        return _countdown_timers.get(alert_id)
+
+
+def cancel_countdown_timers() -> None:
+    """Stop every in-process countdown timer (tests; a process shutting down)."""
+    with _countdown_timers_lock:
+        timers = list(_countdown_timers.values())
+        _countdown_timers.clear()
+    for timer in timers:
+        timer.cancel()
+
+
+def _stop_countdown_timer(alert_id: int) -> None:
+    with _countdown_timers_lock:
+        timer = _countdown_timers.pop(alert_id, None)
+    if timer is not None:
+        timer.cancel()
 
 
 def active_hard_sos(user) -> Alert | None:
@@ -214,6 +302,9 @@ def cancel(alert: Alert) -> Alert:
         locked.save(update_fields=["state"])
         _event(locked, "cancelled", "Cancelled by the patient.")
         push_alert(locked)
+        if locked.kind == Alert.Kind.HARD:
+            alert_id = locked.pk
+            transaction.on_commit(lambda: _stop_countdown_timer(alert_id), robust=True)
     return locked
 
 

@@ -55,3 +55,12 @@ def fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def no_countdown_timer_outlives_its_test():
+    """Eager mode counts a hard SOS down with a timer thread; stop any a test left."""
+    from health.sos import cancel_countdown_timers
+
+    yield
+    cancel_countdown_timers()
