@@ -2,7 +2,8 @@
 
 Text similarity, as in the seed paper's Tables 2 and 3:
 
-* **BLEU**: ``sacrebleu.corpus_bleu`` over a group of samples, 0-100.
+* **BLEU**: ``sacrebleu.corpus_bleu`` over a group of samples, 0-100, with
+  sacrebleu's defaults (13a tokenisation, 4-grams, exponential smoothing).
 * **ROUGE-1/2/L**: ``rouge_score`` F-measure per sample (stemmed), averaged, 0-1.
 
 Both compare *canonical* texts: a planner output that parses is re-rendered as

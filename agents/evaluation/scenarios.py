@@ -45,7 +45,7 @@ import json
 import re
 import sys
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -471,4 +471,9 @@ def render_report(data: dict[str, Any]) -> str:
         f"booked {totals['booked']}; completed {totals['completed']}, failed {totals['failed']}, "
         f"crashed {totals['crashed']}; model time {totals['model_ms'] / 1000:.1f} s."
     )
+    errors = Counter(case["error"] for case in data["cases"] if case["error"])
+    if errors:
+        parts.append(
+            "Most frequent errors:\n" + "\n".join(f"- {count} x {error}" for error, count in errors.most_common(3))
+        )
     return "\n\n".join(parts)

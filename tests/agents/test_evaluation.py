@@ -251,7 +251,7 @@ def test_agent_eval_prints_the_tables_and_filters_categories(tmp_path, capsys):
     assert rows_by_group(report["conversation_f1"])["negative"]["plan_f1"] == 1.0
 
 
-def test_a_failing_backend_call_is_a_wrong_answer_not_a_crash(tmp_path):
+def test_a_failing_backend_call_is_a_wrong_answer_not_a_crash(tmp_path, capsys):
     out = tmp_path / "report.json"
     backend = ScriptedBackend(planner=[RuntimeError("boom")], caller=[])
 
@@ -260,6 +260,7 @@ def test_a_failing_backend_call_is_a_wrong_answer_not_a_crash(tmp_path):
     samples = json.loads(out.read_text())["samples"]
     assert [s["error"].split(":")[0] for s in samples] == ["RuntimeError", "BackendError"]
     assert all(s["scores"]["parsed"] is False for s in samples)
+    assert "2 of 2 model calls failed" in capsys.readouterr().err
 
 
 def write_lines(path, lines):
@@ -445,7 +446,7 @@ def test_agent_scenarios_caps_the_answers(tmp_path, directory):
 
 
 def test_agent_scenarios_seeds_the_demo_directory_only_for_the_run(tmp_path, db, monkeypatch):
-    monkeypatch.setattr(demo_data, "SLOT_DAYS", 3)
+    monkeypatch.setattr(demo_data, "SLOT_DAYS", 4)  # always includes a weekday
     backend = ScenarioBackend(
         planner=[plan("Heart.", "Find a cardiologist."), end()],
         caller=[call("get_available_specialists", symptoms="palpitations", specialization="heart specialist")],

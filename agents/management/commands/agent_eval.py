@@ -51,6 +51,19 @@ class Command(BaseCommand):
             timeout=settings.AGENT_CALL_TIMEOUT_SECONDS,
             progress=not options.get("no_progress"),
         )
+        if getattr(backend, "few_shot", False):
+            self.stdout.write(
+                "Note: this backend has no trained adapters (few-shot prompts in the app); it is scored on the "
+                "dataset's adapter prompts as they are: a baseline."
+            )
         self.stdout.write(offline.render_report(report))
+        failed = [sample for sample in report["samples"] if sample["error"]]
+        if failed:
+            self.stderr.write(
+                self.style.WARNING(
+                    f"{len(failed)} of {len(report['samples'])} model calls failed and count as wrong "
+                    f"(first: {failed[0]['id']}: {failed[0]['error']})."
+                )
+            )
         offline.write_json(json_out, report)
         self.stdout.write(f"\nWrote {len(report['samples'])} scored samples to {json_out}.")
