@@ -127,6 +127,12 @@ def load_samples(
             samples.append(_sample(number, data))
     if categories:
         wanted = set(categories)
+        present = {sample.category for sample in samples}
+        if wanted - present:
+            raise DatasetError(
+                f"no samples of category {', '.join(sorted(wanted - present))} "
+                f"(the file has: {', '.join(_ordered_categories(present)) or 'none'})."
+            )
         samples = [sample for sample in samples if sample.category in wanted]
     if limit is not None:
         samples = samples[: max(limit, 0)]

@@ -300,6 +300,15 @@ def test_agent_eval_rejects_a_missing_file(tmp_path):
     assert not out.exists()
 
 
+def test_agent_eval_rejects_an_unknown_category(tmp_path):
+    out = tmp_path / "report.json"
+    with pytest.raises(CommandError, match="no samples of category dieticians"):
+        call_command(
+            "agent_eval", data=str(SAMPLES), json_out=str(out), categories=["general", "dieticians"], backend=None
+        )
+    assert not out.exists()
+
+
 def test_load_samples_reads_the_dataset_format():
     samples = offline.load_samples(SAMPLES)
     assert [s.id for s in samples][:2] == ["c1-p00", "c1-c00"]
