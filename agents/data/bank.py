@@ -175,7 +175,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
     (
         "one_sided_headache*",
         "one-sided headache",
-        "the pain is on one side of my head",
+        "my headaches are always on one side",
         "half of my head is throbbing",
     ),
     (
@@ -328,8 +328,8 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
     (
         "radiating_arm_pain",
         "pain radiating to the arm",
-        "the pain shoots down my arm",
-        "the pain travels into my shoulder and arm",
+        "a pain shoots down my left arm",
+        "pain travels from my chest into my shoulder and arm",
     ),
     (
         "restless_legs",
@@ -598,7 +598,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
     (
         "chest_pain_lying",
         "chest pain worse lying down",
-        "the chest pain gets worse when I lie back",
+        "my chest pain gets worse when I lie back",
         "leaning forward eases my chest pain",
     ),
     ("heart_murmur*", "heart murmur", "a doctor heard a murmur in my heart", "I was told I have a heart murmur"),
@@ -818,7 +818,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
     (
         "hunger_pain",
         "pain relieved by eating",
-        "the stomach pain eases when I eat",
+        "my stomach pain eases when I eat",
         "my stomach burns when it's empty",
     ),
     (
@@ -865,13 +865,13 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "flank_pain",
         "flank pain",
         "I have a terrible pain in my side near my back",
-        "the pain in my side comes in waves",
+        "a pain in my side comes in waves",
     ),
     (
         "groin_radiating_pain",
         "pain radiating to the groin",
-        "the pain moves down into my groin",
-        "the pain shoots from my back down to my groin",
+        "a pain moves from my side down into my groin",
+        "a pain shoots from my back down to my groin",
     ),
     (
         "urine_leakage",
@@ -1005,7 +1005,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "there's a circular itchy patch with a clear centre",
     ),
     ("honey_crusts", "honey-coloured crusts", "I have sores with yellow crusts", "there are crusty sores by my nose"),
-    ("itching_at_night", "itching worse at night", "the itching is unbearable at night", "I scratch all night"),
+    ("itching_at_night", "itching worse at night", "my itching is unbearable at night", "I scratch all night"),
     (
         "skin_burrows",
         "burrows in the skin",
@@ -1032,7 +1032,12 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
     ("skin_thickening", "skin thickening", "the skin on my fingers is getting tight and thick", "my skin feels hard"),
     ("genital_sores", "genital sores", "I have painful sores down below", "there are blisters around my genitals"),
     ("genital_warts", "genital warts", "I noticed small bumps in my genital area", "I have warts down below"),
-    ("painless_genital_sore*", "painless genital sore", "I had a painless sore down there", "a firm sore appeared"),
+    (
+        "painless_genital_sore*",
+        "painless genital sore",
+        "I had a painless sore down there",
+        "a firm sore appeared on my genitals",
+    ),
     ("hives", "hives", "I'm covered in raised itchy welts", "I keep breaking out in hives"),
     ("lip_swelling", "swelling of the lips and face", "my lips swell up", "my face puffs up"),
     (
@@ -1055,7 +1060,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "I have a painful band of blisters on one side of my body",
         "a burning rash has come up on one side of my chest",
     ),
-    ("weeping_skin", "weeping skin", "my skin is weeping and crusting", "the patches ooze clear fluid"),
+    ("weeping_skin", "weeping skin", "my skin is weeping and crusting", "patches of my skin ooze clear fluid"),
     ("pustules", "pustules", "I have firm pus-filled bumps all over", "there are bumps even on my palms"),
     ("skin_nodules", "nodules under the skin", "I have tender lumps under my skin", "red lumps appeared on my shins"),
     ("brittle_nails", "brittle nails", "my nails break easily", "my nails are thin and split"),
@@ -1077,14 +1082,19 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
     ),
     ("knee_pain", "knee pain", "my knee hurts", "my knees ache when I climb stairs"),
     ("joint_grinding", "grinding in the joints", "my knee creaks and grinds", "my joints crack when I move"),
-    ("reduced_mobility", "reduced range of motion", "I can't bend it fully", "I can't move it like I used to"),
+    (
+        "reduced_mobility",
+        "reduced range of motion",
+        "my joints don't move like they used to",
+        "I can't move as freely as before",
+    ),
     (
         "big_toe_pain",
         "big toe pain",
         "my big toe is swollen, red and agonising",
         "even the bedsheet on my toe hurts",
     ),
-    ("hot_red_joint*", "hot red joint", "the joint is red and hot", "my joint feels hot to the touch"),
+    ("hot_red_joint*", "hot red joint", "one of my joints is red and hot", "my joint feels hot to the touch"),
     ("back_pain", "back pain", "my back is killing me", "I have pain in my back"),
     ("lower_back_pain", "lower back pain", "my lower back aches", "I've done my back in"),
     (
@@ -1108,7 +1118,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "I can't put weight on my foot",
         "I'm limping",
     ),
-    ("bruising", "bruising", "there's a big bruise", "it's gone black and blue"),
+    ("bruising", "bruising", "there's a big bruise", "my ankle has gone black and blue"),
     ("shoulder_pain", "shoulder pain", "my shoulder hurts", "my shoulder aches at night"),
     (
         "shoulder_stiffness",
@@ -1126,7 +1136,12 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "the bottom of my foot is sore",
     ),
     ("knee_instability", "knee instability", "my knee gives way", "my knee feels unstable"),
-    ("popping_at_injury!", "popping sound at injury", "I heard a pop when I hurt it", "something popped in my knee"),
+    (
+        "popping_at_injury!",
+        "popping sound at injury",
+        "I heard a pop when I hurt my knee",
+        "something popped in my knee",
+    ),
     ("widespread_pain", "widespread pain", "I hurt all over", "I have pain everywhere in my muscles"),
     ("tender_points", "tender points", "certain spots on my body are very tender to touch", "even a light hug hurts"),
     (
@@ -1194,7 +1209,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "fear_of_attacks!",
         "fear of further attacks",
         "I'm scared of having another attack",
-        "I avoid places where it happened before",
+        "I avoid places where I've had an attack before",
     ),
     ("racing_thoughts", "racing thoughts", "my thoughts race a mile a minute", "my mind won't slow down"),
     (
@@ -1206,13 +1221,18 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
     (
         "reckless_behavior",
         "reckless behaviour",
-        "I spend money recklessly when I'm up",
+        "I spend money recklessly when I'm on a high",
         "I do risky things I regret later",
     ),
     ("flashbacks", "flashbacks", "I keep reliving a terrible event", "memories of what happened flash back"),
     ("nightmares", "nightmares", "I have nightmares most nights", "I wake up from awful dreams"),
     ("hypervigilance", "hypervigilance", "I jump at every little noise", "I'm always on guard"),
-    ("avoidance!", "avoidance of reminders", "I avoid anything that reminds me of it", "I can't go near that place"),
+    (
+        "avoidance!",
+        "avoidance of reminders",
+        "I avoid anything that reminds me of what happened",
+        "I can't go near the place where it happened",
+    ),
     (
         "intrusive_thoughts",
         "intrusive thoughts",
@@ -1281,8 +1301,8 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
     (
         "seasonal_pattern!",
         "seasonal symptoms",
-        "it's worse every spring",
-        "it flares up when the pollen count is high",
+        "my symptoms are worse every spring",
+        "everything flares up when the pollen count is high",
     ),
     (
         "food_reaction!",
@@ -1339,8 +1359,8 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "there's a target-shaped rash on my leg",
     ),
     ("tick_bite!", "tick bite", "I found a tick on me a few weeks ago", "I was bitten by a tick while hiking"),
-    ("red_tender_skin", "red tender skin", "my skin is red, hot and tender", "the redness is spreading"),
-    ("pus_wound*", "pus-filled wound", "a wound is full of pus", "the cut is oozing yellow pus"),
+    ("red_tender_skin", "red tender skin", "my skin is red, hot and tender", "a red patch on my skin keeps spreading"),
+    ("pus_wound*", "pus-filled wound", "a wound is full of pus", "a cut on my skin is oozing yellow pus"),
     # --- children (phrased by a parent) ---
     (
         "barking_cough*",
@@ -1464,7 +1484,7 @@ CHILD_LAY: dict[str, tuple[str, ...]] = {
     "red_eye": ("{his} eyes are red and watery", "{his} eyes look bloodshot"),
     "rash": ("{he}'s come out in a rash", "{he} has red spots all over", "there's a red rash spreading over {him}"),
     "itchy_rash": ("{he} has itchy spots everywhere", "{he} keeps scratching a rash"),
-    "blisters": ("the spots have turned into little blisters", "{he} has small fluid-filled blisters"),
+    "blisters": ("{his} spots have turned into little blisters", "{he} has small fluid-filled blisters"),
     "swollen_cheeks": ("{his} cheeks are puffy like a hamster's", "{his} face is swollen below the ears"),
     "jaw_pain": ("{he} says it hurts to chew", "{his} jaw is sore"),
     "body_aches": ("{he} says {his} whole body aches", "{he} says {his} legs and arms hurt"),

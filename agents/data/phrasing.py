@@ -127,7 +127,8 @@ def _voice_for(rng: random.Random, disease: Disease) -> _Voice:
 
 def _np(s: Symptom) -> str:
     if s.key in COUNTABLE:
-        return ("an " if s.clinical[0] in "aeiou" else "a ") + s.clinical
+        vowel = s.clinical[0] in "aeiou" and not s.clinical.startswith("one")
+        return ("an " if vowel else "a ") + s.clinical
     return s.clinical
 
 
@@ -193,9 +194,13 @@ _CHILD_SEVERITY = (
     "Calpol helps a bit but it comes back.", "{he} was up most of the night.", "It's not terrible but I'm worried.",
     "{he}'s usually so lively and now {he} just lies around.",
 )  # fmt: skip
-_ONSET = (
-    "It came on suddenly {ago}.", "It started gradually {ago}.", "It all began {ago}, out of nowhere.",
-    "The first thing I noticed was {ago}.", "It crept up on me, starting {ago}.", "It kicked off {ago}.",
+_ONSET_ACUTE = (
+    "It came on suddenly {ago}.", "It all began {ago}, out of nowhere.", "It kicked off {ago}.",
+    "The first thing I noticed was {ago}.", "It hit me {ago}.", "I was completely fine until {ago}.",
+)  # fmt: skip
+_ONSET_CHRONIC = (
+    "It started gradually {ago}.", "It crept up on me, starting {ago}.", "The first thing I noticed was {ago}.",
+    "It began slowly {ago} and hasn't let up.", "I first noticed something {ago}.",
 )  # fmt: skip
 _CHILD_ONSET = (
     "It came on suddenly {ago}.", "{he} started feeling poorly {ago}.", "It all began {ago}.",
@@ -225,6 +230,13 @@ _GUESSES = {
     "Croup": "croup", "Infant Colic": "colic", "Panic Disorder": "panic attacks", "Stye": "a stye",
     "Sciatica": "sciatica", "Hypertension": "my blood pressure", "Obesity": "my weight",
 }  # fmt: skip
+_CHILD_GUESSES = (
+    "a bug from nursery",
+    "something going round school",
+    "a virus",
+    "nothing serious",
+    "just a cold",
+)
 _GENERIC_GUESSES = (
     "nothing serious", "just stress", "something minor", "something I picked up", "my age catching up with me",
     "a virus", "overdoing it at work", "something I ate",
@@ -349,7 +361,7 @@ def _chatty_story(rng, syms, ctx):
             (
                 f"So it all started {ago}.",
                 f"Long story, but it started {ago} and I brushed it off at first.",
-                f"Things haven't been great since {ago}.",
+                f"Things haven't been great. It started {ago}.",
                 f"I was fine until {ago}, then things went downhill.",
             )
         )
@@ -559,7 +571,8 @@ def _reported(rng, syms, ctx):
 
 def _severity_onset(rng, syms, ctx):
     v = ctx.voice
-    onset = v.fill(rng.choice(_CHILD_ONSET if v.child else _ONSET), ago=ctx.ago(rng))
+    adult = _ONSET_ACUTE if ctx.acute else _ONSET_CHRONIC
+    onset = v.fill(rng.choice(_CHILD_ONSET if v.child else adult), ago=ctx.ago(rng))
     parts = [ctx.intro(rng), _cap(onset), _cap(_clauses(rng, syms, v)) + ".", ctx.severity(rng)]
     if rng.random() < 0.4:
         parts.append(ctx.closing(rng))
@@ -600,7 +613,7 @@ def _question(rng, syms, ctx):
 def _self_guess(rng, syms, ctx):
     v = ctx.voice
     guess = _GUESSES.get(ctx.disease.name) if rng.random() < 0.6 else None
-    guess = guess or rng.choice(_GENERIC_GUESSES)
+    guess = guess or rng.choice(_CHILD_GUESSES if v.child else _GENERIC_GUESSES)
     if v.child:
         lead = rng.choice(
             (
@@ -618,7 +631,7 @@ def _self_guess(rng, syms, ctx):
             )
         )
     body = _cap(_clauses(rng, syms, v)) + "."
-    parts = [lead, body] if rng.random() < 0.6 else [body, lead]
+    parts = [lead, body] if v.child or rng.random() < 0.6 else [body, lead]
     parts.append(rng.choice(("", f"It's been going on {ctx.since(rng)}.")))
     return _sentences(*parts), list(syms)
 
@@ -940,6 +953,7 @@ def add_typos(rng: random.Random, text: str, rate: float) -> str:
 
 
 def _tidy(text: str) -> str:
+    text = text.replace("going on on and off", "coming and going")
     text = re.sub(r"[ \t]+", " ", text)
     text = re.sub(r" ([.,?!])", r"\1", text)
     text = re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)
