@@ -122,7 +122,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "no amount of water quenches my thirst",
     ),
     (
-        "dehydration",
+        "dehydration!",
         "dehydration",
         "I feel completely dried out",
         "I'm hardly peeing and my mouth is parched",
@@ -1402,7 +1402,7 @@ _SYMPTOM_ROWS: tuple[tuple[str, ...], ...] = (
         "my child has red spots on the palms and soles",
         "my toddler has spots on the hands and feet",
     ),
-    ("lethargy", "lethargy", "my child is floppy and listless", "my child just lies around with no energy"),
+    ("lethargy!", "lethargy", "my child is floppy and listless", "my child just lies around with no energy"),
     # --- lumps and minor surgery ---
     (
         "painful_lump_skin*",

@@ -78,7 +78,7 @@ class _Voice:
         if s.key in NOT_NOUN_PHRASE:
             return self.lay(s, rng)
         if self.child:
-            frame = rng.choice(("{he} has ", "{he}'s had ", "{he}'s got ", "{he}'s been having "))
+            frame = rng.choice(("{he} has ", "{he}'s had ", "{he}'s got "))
         else:
             frame = rng.choice(
                 ("I have ", "I've had ", "I've been experiencing ", "I've got ", "I'm dealing with ", "I've noticed ")
@@ -270,7 +270,8 @@ class _Ctx:
 
     def since(self, rng: random.Random) -> str:
         pool = _ACUTE_SINCE if self.acute else _CHRONIC_SINCE
-        if rng.random() < 0.1:
+        infant = not self.voice.age_years.isdigit() and bool(self.voice.child)
+        if rng.random() < 0.1 and not infant:
             pool = _CHRONIC_SINCE if self.acute else _ACUTE_SINCE
         return rng.choice(pool)
 
@@ -349,13 +350,14 @@ def _chatty_story(rng, syms, ctx):
     first, rest = syms[0], syms[1:]
     ago = ctx.ago(rng)
     if v.child:
-        opening = rng.choice(
-            (
-                f"So {v.who()} started feeling poorly {ago}, and at first {v.he} just seemed tired.",
-                f"Long story short, {v.who()} came home from school {ago} saying {v.he} felt rubbish.",
-                f"So it started {ago} with {v.who()}.",
-            )
-        )
+        openings = [
+            f"So {v.who()} started feeling poorly {ago}, and at first {v.he} just seemed tired.",
+            f"So it started {ago} with {v.who()}.",
+            f"{_cap(v.who())} was fine until {ago}, then {v.he} went downhill.",
+        ]
+        if v.age_years.isdigit() and int(v.age_years) >= 5:
+            openings.append(f"Long story short, {v.who()} came home from school {ago} saying {v.he} felt rubbish.")
+        opening = rng.choice(openings)
     else:
         opening = rng.choice(
             (
@@ -376,7 +378,9 @@ def _chatty_story(rng, syms, ctx):
     after = rng.choice(
         (
             "I thought it would pass but it hasn't.",
-            "I've been resting and drinking water but it's not getting better.",
+            "We've tried rest and plenty of fluids but it's not getting better."
+            if v.child
+            else "I've been resting and drinking water but it's not getting better.",
             "I didn't want to make a fuss, but here we are.",
             "",
         )
@@ -872,7 +876,9 @@ def follow_up_answer(
         return Complaint(text=text, symptoms=(), template="follow_up", child=child)
     form = rng.randrange(8)
     if form == 0:
-        text = rng.choice(("Sure. ", "Yes, ", "OK, ")) + _clauses(rng, syms, voice) + "."
+        lead = rng.choice(("Sure. ", "Yes, ", "OK, ", "Right. "))
+        body = _clauses(rng, syms, voice)
+        text = lead + (_cap(body) if lead.endswith(". ") else body) + "."
     elif form == 1:
         text = "Well, " + _clauses(rng, syms, voice) + "."
     elif form == 2:
@@ -953,7 +959,9 @@ def add_typos(rng: random.Random, text: str, rate: float) -> str:
 
 
 def _tidy(text: str) -> str:
-    text = text.replace("going on on and off", "coming and going")
+    text = re.sub(
+        r"\b([Gg])oing on on and off", lambda m: ("C" if m.group(1) == "G" else "c") + "oming and going", text
+    )
     text = re.sub(r"[ \t]+", " ", text)
     text = re.sub(r" ([.,?!])", r"\1", text)
     text = re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)
