@@ -86,6 +86,8 @@ class _Voice:
         return self.fill(frame) + _np(s)
 
     def mention(self, s: Symptom, rng: random.Random, clinical: float = 0.3) -> str:
+        if self.child:
+            clinical /= 3  # parents describe rather than name
         return self.have(s, rng) if rng.random() < clinical else self.lay(s, rng)
 
     def had(self) -> str:
@@ -270,8 +272,7 @@ class _Ctx:
 
     def since(self, rng: random.Random) -> str:
         pool = _ACUTE_SINCE if self.acute else _CHRONIC_SINCE
-        infant = not self.voice.age_years.isdigit() and bool(self.voice.child)
-        if rng.random() < 0.1 and not infant:
+        if rng.random() < 0.1 and not self.voice.child:
             pool = _CHRONIC_SINCE if self.acute else _ACUTE_SINCE
         return rng.choice(pool)
 
@@ -396,7 +397,8 @@ def _formal(rng, syms, ctx):
     others = [s for s in syms if not _is_np(s)]
     if v.child:
         grand = "grandson" if v.child == "son" else "granddaughter"
-        intro = f"I am writing on behalf of my {grand}, who is {v.age_years} years old."
+        age = f"{v.age_years} years" if v.age_years.isdigit() else v.age_years
+        intro = f"I am writing on behalf of my {grand}, who is {age} old."
         subject = v.he + " has"
     else:
         age = rng.randint(62, 89)
@@ -411,7 +413,8 @@ def _formal(rng, syms, ctx):
     parts = [greet, intro]
     order: list[Symptom] = []
     if nps:
-        lead = rng.choice(("For some time now", "Recently", "Lately", "Over the past weeks"))
+        leads = ("Recently", "Lately", "For the past few days") if ctx.acute else ("For some time now", "Recently")
+        lead = rng.choice(leads if v.child else (*leads, "Lately", "Over the past weeks"))
         listed = _join([_np(s) for s in nps], rng)
         parts.append(f"{lead}, {subject} been troubled by {listed}.")
         order += nps
@@ -424,8 +427,8 @@ def _formal(rng, syms, ctx):
     parts.append(
         rng.choice(
             (
-                "I would be grateful if you could arrange for me to see the appropriate doctor.",
-                "Kindly advise which specialist I ought to consult.",
+                f"I would be grateful if you could arrange for {v.him} to see the appropriate doctor.",
+                f"Kindly advise which specialist {v.he} ought to consult.",
                 "I should be most obliged if an appointment could be made.",
             )
         )

@@ -305,3 +305,13 @@ def test_follow_up_answer_for_a_child_keeps_the_parent_voice():
         c = phrasing.follow_up_answer(rng, croup[:2], child="daughter")
         assert c.child == "daughter"
         assert not re.search(r"\b(I|my)\b", c.text.split(",")[0]) or "her" in c.text or "she" in c.text
+
+
+def test_ages_of_babies_read_naturally():
+    rng = random.Random(12)
+    colic = disease("Infant Colic")
+    for template in phrasing.TEMPLATE_IDS:
+        for _ in range(20):
+            text = phrasing.complaint(rng, colic, templates=[template]).text
+            assert "weeks years" not in text and "months years" not in text, text
+            assert "year" not in text, text  # a baby's colic never lasts "for almost a year"
