@@ -268,13 +268,15 @@ def _answer_text(observation: dict[str, Any]) -> str:
     return result if isinstance(result, str) else json.dumps(result)
 
 
-def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None) -> ReplayReport:
+def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None, clock=None) -> ReplayReport:
     """Run a recorded trajectory's planner and caller outputs against the real tools.
 
     The recorded outputs drive a scripted backend; the recorded answers to
     ``get_input_from_user``/``follow_up_with_user`` are posted as the user's
     replies, and later user requests as new messages. Returns the new conversation and, for each recorded observation,
-    whether the real tools produced the same one.
+    whether the real tools produced the same one. ``clock`` is the "now" the
+    tools see (default: the real clock); the data pipeline replays at the
+    recorded query time.
     """
     from agents.llm.scripted import ScriptedBackend
     from agents.runtime import Runtime, link_alert
@@ -305,7 +307,8 @@ def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None) -
     conversation = Conversation.objects.create(user=user, kind=kind, title=title_from(user_text))
     if alert is not None:
         link_alert(alert, conversation)
-    runtime = Runtime(conversation, backend)
+    timing = {"clock": clock} if clock is not None else {}
+    runtime = Runtime(conversation, backend, **timing)
     runtime.begin(user_text, system=states[0]["value"])
     runtime.run()
     report = ReplayReport(conversation=conversation)
@@ -316,7 +319,7 @@ def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None) -
                 f"The recording has the user speak while the replay is {conversation.status}, not {expected_status}."
             )
             break
-        runtime = Runtime(conversation, backend)
+        runtime = Runtime(conversation, backend, **timing)
         runtime.add_user_message(text)
         runtime.run()
     conversation.refresh_from_db()

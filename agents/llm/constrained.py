@@ -22,8 +22,9 @@ from typing import Any
 
 from agents.llm.base import BackendTimeout
 
-# The base model rambles: cap every generated value.
-MAX_STRING_TOKENS = 32
+# The base model rambles: cap every generated value (a trained caller closes its strings itself;
+# the longest it writes, a soft-SOS vitals report, stays under this).
+MAX_STRING_TOKENS = 128
 MAX_NUMBER_TOKENS = 8
 MAX_ARRAY_ITEMS = 4
 

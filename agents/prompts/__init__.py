@@ -6,6 +6,15 @@ states of the trajectory. The templates live beside this module as text.
 
 ``few_shot=True`` adds one worked example as a user/assistant exchange: what a
 base model without trained adapters needs to answer in the right format.
+
+Trained adapters get the *chat* format instead (:func:`build_chat`): the
+trajectory as alternating turns, the role's own earlier outputs as assistant
+turns and everything in between (user messages, observations, the planner's
+actions for the caller) as user turns. Each step's prompt then extends the
+previous step's prompt, so the key/value cache is reused across steps, and
+one training sequence per conversation carries every step's sample (the
+trainer packs them). Tools are not described (the adapters learn them, CAMPHOR
+§5.3); the planner sees their names, shuffled per training sample (§6.2).
 """
 
 from __future__ import annotations
@@ -63,7 +72,11 @@ def render_state(state: dict[str, Any]) -> str:
 def build_messages(
     role: Role, states: list[dict[str, Any]], registry: Registry, *, few_shot: bool = False
 ) -> list[Message]:
-    """The chat messages for ``role`` given the trajectory so far (system state first)."""
+    """The chat messages for ``role`` given the trajectory so far (system state first).
+
+    With trained adapters (``few_shot=False``) this is :func:`build_chat`."""
+    if not few_shot:
+        return build_chat(role, states, tool_names=sorted(tool.name for tool in registry))
     system_value = states[0]["value"] if states and states[0]["from"] == "system" else {}
     details = json.dumps(system_value.get("user_details", {}), ensure_ascii=False)
     system = template(role).format(user_details=details, tools=tool_lines(registry, with_parameters=role == "caller"))
@@ -81,3 +94,60 @@ def build_messages(
         prompt, answer = example(role)
         shots = [Message("user", prompt), Message("assistant", answer)]
     return [Message("system", system), *shots, Message("user", "\n".join(lines))]
+
+
+# --- the chat format of the trained adapters ------------------------------------------
+
+# Observations longer than this are cut in the prompt (lists of past records).
+MAX_OBSERVATION_CHARS = 600
+
+
+def chat_system(role: Role, states: list[dict[str, Any]], tool_names: list[str]) -> str:
+    system_value = states[0]["value"] if states and states[0]["from"] == "system" else {}
+    details = json.dumps(system_value.get("user_details", {}), ensure_ascii=False)
+    text = template(f"{role}_chat").format(user_details=details)
+    if role == "planner":
+        text += "\nTools: " + ", ".join(tool_names)
+    return text
+
+
+def chat_line(role: Role, state: dict[str, Any]) -> str | None:
+    """One non-own state as a line of a user turn (None: the role does not see it)."""
+    kind, value = state["from"], state["value"]
+    if kind == "user":
+        return f"user: {value}"
+    if kind == "observation":
+        text = json.dumps(value, ensure_ascii=False)
+        if len(text) > MAX_OBSERVATION_CHARS:
+            text = text[: MAX_OBSERVATION_CHARS - 1] + "…"
+        return f"observation: {text}"
+    if kind == "planner" and role == "caller":
+        return f"planner: {value.get('action', '')}"
+    return None  # the planner does not see the caller's JSON: the observation follows its action
+
+
+def own_output(role: Role, value: Any) -> str:
+    from agents.trajectory import render_caller, render_planner
+
+    if role == "planner":
+        return render_planner(value)
+    if isinstance(value, dict) and "raw" in value:
+        return str(value["raw"])
+    return render_caller(value)
+
+
+def build_chat(role: Role, states: list[dict[str, Any]], *, tool_names: list[str]) -> list[Message]:
+    """The trajectory as chat turns for ``role``; the last message is the user turn to answer."""
+    messages = [Message("system", chat_system(role, states, tool_names))]
+    pending: list[str] = []
+    for state in states[1:]:
+        if state["from"] == role:
+            messages.append(Message("user", "\n".join(pending)))
+            messages.append(Message("assistant", own_output(role, state["value"])))
+            pending = []
+            continue
+        line = chat_line(role, state)
+        if line is not None:
+            pending.append(line)
+    messages.append(Message("user", "\n".join(pending)))
+    return messages

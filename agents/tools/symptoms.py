@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from typing import TypedDict
 
@@ -99,3 +100,37 @@ def retrieve_past_complaints(
         if _word_matches(query, " ".join([record.text, *record.symptoms]))
     ]
     return found[:5]
+
+
+@tool
+def match_specialization(ctx: ToolContext, symptoms: str) -> dict:
+    """Finds which specializations treat complaints like the user's, most likely first (never a diagnosis).
+
+    Args:
+        symptoms: The user's symptoms, comma separated.
+    """
+    from agents import triage
+
+    text = " ".join(symptoms.split())
+    if not text:
+        raise InvalidArguments("symptoms must name at least one symptom.")
+    # The user's own words carry more than the extracted list: search with both.
+    said = _user_words(ctx)
+    return {"specializations": [name for name, _ in triage.suggest(f"{said} {text}".strip()[:2000])]}
+
+
+def _user_words(ctx: ToolContext) -> str:
+    if ctx.conversation is None:
+        return ""
+    from agents.trajectory import export_conversation
+
+    words = []
+    states = export_conversation(ctx.conversation)
+    for previous, state in itertools.pairwise(states):
+        if state["from"] == "user":
+            words.append(str(state["value"]))
+        elif state["from"] == "observation" and previous["from"] == "caller":
+            if previous["value"].get("tool") in ("get_input_from_user", "follow_up_with_user"):
+                result = state["value"].get("result")
+                words.append(result.get("user", "") if isinstance(result, dict) else str(result))
+    return " ".join(words)

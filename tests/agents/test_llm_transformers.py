@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from agents.llm import model_store, transformers_backend
+from agents.llm import transformers_backend
 from agents.llm.base import BackendTimeout, Message
 from agents.runtime import STOP
 from agents.tools import REGISTRY
@@ -24,39 +24,6 @@ LONGER = [
         "user", "user: I have a headache.\nplanner: <reason>r</reason><action>a</action>\nobservation: {}\nplanner:"
     ),
 ]
-
-
-@pytest.fixture(scope="session")
-def default_model_dir(tmp_path_factory):
-    """The default model converted once per test session (every module asks for the same directory)."""
-    return model_store.prepare(tmp_path_factory.getbasetemp() / "model-cache").path
-
-
-@pytest.fixture(scope="session")
-def tiny_model_dir(tmp_path_factory, default_model_dir):
-    """A 2-layer Llama with random weights, saved with SmolLM2's tokenizer and chat template."""
-    import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
-    tokenizer = AutoTokenizer.from_pretrained(default_model_dir, local_files_only=True)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=4096,
-        tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-    )
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config)
-    path = tmp_path_factory.mktemp("tiny-llama")
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
 
 
 @pytest.fixture(scope="session")

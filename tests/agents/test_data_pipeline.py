@@ -1,0 +1,169 @@
+"""The synthetic data pipeline (issue: generation, verification, interleaving) and LoRA
+training mechanics, on tiny sizes: every category, real tools, replay, split, packing."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from agents.data.bank import DISEASES
+from agents.data.generator import Holdout
+from agents.models import Conversation
+from agents.tools import REGISTRY
+from agents.trajectory import parse_caller, parse_planner, validate_trajectory
+from health.models import Appointment, Slot, Specialist
+
+pytestmark = pytest.mark.django_db(transaction=False)
+
+CATEGORIES = {"general", "counter", "negative", "dietician", "soft_sos", "hard_sos_start", "hard_sos_end", "reminder"}
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory, django_db_setup, django_db_blocker):
+    out = tmp_path_factory.mktemp("agent-data")
+    with django_db_blocker.unblock():
+        call_command(
+            "generate_agent_data", "--out", str(out), "--train", "24", "--test-per-category", "2", "--seed", "3"
+        )
+    return out
+
+
+def test_every_category_is_generated_verified_and_written(dataset):
+    report = json.loads((dataset / "report.json").read_text())
+    trajectories = read(dataset / "trajectories.jsonl")
+    assert {t["category"] for t in trajectories if t["split"] == "test"} == CATEGORIES
+    assert report["kept"] == len(trajectories) and report["kept"] + report["dropped_total"] == 24 + 2 * 8
+    for row in trajectories:
+        states = validate_trajectory(row)  # the seed paper's §6.1.1 format
+        assert states[-1]["from"] == "planner" and states[-1]["value"]["action"] == "<END>"
+
+
+def test_observations_come_from_the_real_tools(dataset):
+    for row in read(dataset / "trajectories.jsonl"):
+        states = row["interaction_trajectory"]
+        for previous, state in itertools.pairwise(states):
+            if state["from"] == "observation":
+                assert previous["from"] == "caller" and previous["value"]["tool"] in REGISTRY
+                assert "result" in state["value"], state
+        if row["category"] in ("general", "dietician"):
+            found = next(
+                s["value"]["result"]
+                for i, s in enumerate(states)
+                if s["from"] == "observation" and states[i - 1]["value"]["tool"] == "get_available_specialists"
+            )
+            booked = [
+                s["value"] for s in states if s["from"] == "caller" and s["value"]["tool"] == "confirm_appointment"
+            ]
+            assert booked[0]["parameters"]["specialist_id"] == found["specialist_id"]
+            assert found["available_slot"]["time"] in booked[0]["parameters"]["appointment_time_date"]
+
+
+def test_nothing_generated_is_left_in_the_database(dataset):
+    assert not get_user_model().objects.filter(username__startswith="gen-").exists()
+    assert not Conversation.objects.exists() and not Appointment.objects.exists()
+    assert not Specialist.objects.exists() and not Slot.objects.exists()
+
+
+def test_samples_interleave_each_state_with_the_trajectory_so_far(dataset):
+    planner, caller = read(dataset / "planner_train.jsonl"), read(dataset / "caller_train.jsonl")
+    assert planner and caller
+    for row in planner:
+        parse_planner(row["completion"])
+        assert row["messages"][0]["role"] == "system" and row["messages"][-1]["role"] == "user"
+    for row in caller:
+        call = parse_caller(row["completion"])
+        REGISTRY.get(call["tool"]).validate(call["parameters"])
+        assert row["messages"][-1]["content"].splitlines()[-1].startswith("planner: ")
+    # Each sample's prompt extends the previous one's: the trainer packs a conversation.
+    by_conversation = {}
+    for row in planner:
+        by_conversation.setdefault(row["conversation"], []).append(row)
+    for rows in by_conversation.values():
+        for before, after in itertools.pairwise(rows):
+            assert after["messages"][: len(before["messages"])] == before["messages"]
+            assert after["messages"][len(before["messages"])]["content"] == before["completion"]
+
+
+def test_the_split_holds_diseases_and_phrasings_out_of_training(dataset):
+    holdout = Holdout.choose(3)
+    trajectories = read(dataset / "trajectories.jsonl")
+    assert holdout.diseases and holdout.templates
+    train = [t for t in trajectories if t["split"] == "train"]
+    assert not {t["disease"] for t in train} & holdout.diseases
+    assert not {t["template"] for t in train} & holdout.templates
+    unseen = [t for t in trajectories if t["unseen"]]
+    assert unseen and all(t["disease"] in holdout.diseases for t in unseen)
+    test_ids = {t["conversation"] for t in trajectories if t["split"] == "test"}
+    assert not test_ids & {r["conversation"] for r in read(dataset / "planner_train.jsonl")}
+    # every specialization keeps training diseases
+    assert {d.specialization for d in DISEASES if d.name not in holdout.diseases} == {
+        d.specialization for d in DISEASES
+    }
+
+
+def test_generation_is_deterministic_from_its_seed(tmp_path):
+    for name in ("a", "b"):
+        call_command("generate_agent_data", "--out", str(tmp_path / name), "--train", "6", "--test-per-category", "0")
+    for name in ("planner_train", "caller_train", "trajectories"):
+        first = (tmp_path / "a" / f"{name}.jsonl").read_text()
+        assert first and first == (tmp_path / "b" / f"{name}.jsonl").read_text()
+
+
+def test_bad_arguments_are_refused(tmp_path):
+    with pytest.raises(CommandError):
+        call_command("generate_agent_data", "--out", str(tmp_path), "--train", "-1")
+
+
+# --- training mechanics on a tiny model ---------------------------------------------------
+
+
+def test_encode_labels_only_the_completions(tiny_model_dir):
+    from transformers import AutoTokenizer
+
+    from agents.training.lora import encode
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir, local_files_only=True)
+    chat = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "user: I have a cough"},
+        {"role": "assistant", "content": "<reason>r1</reason><action>a1</action>"},
+        {"role": "user", "content": "observation: {}"},
+        {"role": "assistant", "content": "<reason>r2</reason><action><END></action>"},
+    ]
+    _ids, labels = encode(tokenizer, chat, 4096)
+    learnt = tokenizer.decode([t for t in labels if t != -100])
+    assert learnt == (
+        f"<reason>r1</reason><action>a1</action>{tokenizer.eos_token}"
+        f"<reason>r2</reason><action><END></action>{tokenizer.eos_token}"
+    )
+
+
+def test_train_adapter_saves_checkpoints_and_resumes(tiny_model_dir, tmp_path, dataset):
+    out = tmp_path / "adapter"
+    common = ["--role", "planner", "--data", str(dataset / "planner_train.jsonl"), "--out", str(out)]
+    common += ["--base-model", str(tiny_model_dir), "--batch-size", "1", "--threads", "1", "--save-every", "1"]
+    call_command("train_adapter", *common, "--steps", "2", "--limit-conversations", "3")
+    assert (out / "adapter_config.json").is_file() and (out / "checkpoint" / "optimizer.pt").is_file()
+    assert json.loads((out / "training.json").read_text())["steps"] == 2
+    call_command("train_adapter", *common, "--steps", "3", "--limit-conversations", "3", "--resume")
+    info = json.loads((out / "training.json").read_text())
+    assert info["steps"] == 3 and info["lora"]["r"] == 8 and info["lora"]["alpha"] == 16
+    assert all(loss == loss for _, loss in info["loss_curve"])  # no NaN
+
+
+def test_train_adapter_refuses_missing_or_malformed_data(tiny_model_dir, tmp_path):
+    args = ["--role", "caller", "--base-model", str(tiny_model_dir), "--out", str(tmp_path / "o")]
+    with pytest.raises(CommandError, match="No training data"):
+        call_command("train_adapter", *args, "--data", str(tmp_path / "missing.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"messages": [], "completion": "x", "role": "caller"}\nnot json\n')
+    with pytest.raises(CommandError, match=r"bad\.jsonl:2"):
+        call_command("train_adapter", *args, "--data", str(bad))
