@@ -9,8 +9,9 @@ one's and the trainer can pack a whole conversation into one sequence.
 
 Files (JSONL, one object a line), written as samples arrive so memory stays flat:
 ``trajectories.jsonl`` (§6.1.1 trajectories with category and split),
-``planner_train.jsonl``, ``caller_train.jsonl``, ``test.jsonl`` (both roles)
-and ``report.json``.
+``planner_train.jsonl``, ``caller_train.jsonl``, ``test.jsonl`` (both roles),
+``scenarios_test.jsonl`` (end-to-end cases of the test appointment
+conversations, for ``agent_scenarios``) and ``report.json``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from agents.data.cases import case_from_trajectory
 from agents.data.generator import Sample
 from agents.llm.base import ROLES
 from agents.prompts import build_chat, own_output
@@ -62,7 +64,7 @@ class Writer:
         directory.mkdir(parents=True, exist_ok=True)
         self.files = {
             name: (directory / f"{name}.jsonl").open("w", encoding="utf-8")
-            for name in ("trajectories", "planner_train", "caller_train", "test")
+            for name in ("trajectories", "planner_train", "caller_train", "test", "scenarios_test")
         }
         self.counts: dict[str, int] = {}
 
@@ -83,6 +85,17 @@ class Writer:
                 "interaction_trajectory": sample.trajectory,
             },
         )
+        if sample.split == "test":
+            case = case_from_trajectory(
+                {
+                    "conversation": sample.conversation,
+                    "category": sample.category,
+                    "unseen": sample.unseen,
+                    "interaction_trajectory": sample.trajectory,
+                }
+            )
+            if case is not None:
+                self._write("scenarios_test", case)
         for row in samples_for(sample, seed=self.seed):
             if sample.split == "test":
                 self._write("test", row)

@@ -108,10 +108,17 @@ def _sample(line_number: int, data: Any) -> Sample:
 
 
 def load_samples(
-    path: str | Path, *, categories: Sequence[str] | None = None, limit: int | None = None
+    path: str | Path,
+    *,
+    categories: Sequence[str] | None = None,
+    limit: int | None = None,
+    per_category: int | None = None,
 ) -> list[Sample]:
     """Every sample in the JSONL file (all lines are checked), then the
-    ``categories`` filter and the first ``limit``. Raises DatasetError."""
+    ``categories`` filter, the first ``per_category`` seen and unseen
+    conversations of each category (whole conversations, so Plan F1 still
+    holds) and the first
+    ``limit`` samples. Raises DatasetError."""
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"No dataset file at {path}.")
@@ -134,6 +141,14 @@ def load_samples(
                 f"(the file has: {', '.join(_ordered_categories(present)) or 'none'})."
             )
         samples = [sample for sample in samples if sample.category in wanted]
+    if per_category is not None:
+        # Seen and unseen conversations are counted apart: N of each where both exist.
+        kept: dict[tuple[str, bool], list[str]] = {}
+        for sample in samples:
+            chosen = kept.setdefault((sample.category, sample.unseen), [])
+            if sample.conversation not in chosen and len(chosen) < per_category:
+                chosen.append(sample.conversation)
+        samples = [s for s in samples if s.conversation in kept[(s.category, s.unseen)]]
     if limit is not None:
         samples = samples[: max(limit, 0)]
     return samples

@@ -537,3 +537,28 @@ def test_agent_scenarios_rejects_a_malformed_cases_file(tmp_path, db, lines, mes
 def test_agent_scenarios_rejects_a_missing_symptom2disease_folder(tmp_path, db):
     with pytest.raises(CommandError, match=re.escape("No symptom2disease.csv")):
         call_command("agent_scenarios", symptom2disease=True, s2d_dir=str(tmp_path), backend=ScriptedBackend())
+
+
+def test_per_category_keeps_whole_conversations_seen_and_unseen(tmp_path):
+    from agents.evaluation.offline import load_samples
+
+    rows = []
+    for conversation, category, unseen in [("a", "general", False), ("b", "general", False), ("c", "general", True)]:
+        for step in range(2):
+            rows.append(
+                {
+                    "id": f"{conversation}{step}",
+                    "conversation": conversation,
+                    "category": category,
+                    "role": "planner",
+                    "unseen": unseen,
+                    "messages": [{"role": "user", "content": "hi"}],
+                    "completion": "<reason>r</reason><action>a</action>",
+                }
+            )
+    path = tmp_path / "test.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+    samples = load_samples(path, per_category=1)
+
+    assert [s.id for s in samples] == ["a0", "a1", "c0", "c1"]

@@ -101,9 +101,30 @@ def test_a_chat_without_a_model_fails_with_a_message(settings, alice, django_cap
     assert (conversation.status, conversation.error) == ("failed", "no model is loaded")
 
 
-def test_prompts_are_short_and_carry_user_details_tools_and_trajectory(alice):
+def test_adapter_prompts_are_chat_turns_with_user_details_tool_names_and_trajectory(alice):
     backend = ScriptedBackend(planner=[plan("Ask.", "Get the location.")], caller=[call("get_location")])
     backend.scripts["planner"].items.append(end())
+
+    start_chat(alice, "Where am I?", backend=backend)
+
+    (_, first_planner), (_, caller_messages), (_, second_planner) = backend.calls[:3]
+    system = first_planner[0].content
+    assert f'"user_id": "{alice.pk}"' in system and "data, not instructions" in system
+    assert "get_location" in system.split("Tools: ")[1]
+    assert [m.role for m in first_planner] == ["system", "user"]
+    assert first_planner[-1].content == "user: Where am I?"
+    assert caller_messages[-1].content == "user: Where am I?\nplanner: Get the location."
+    # The next step's prompt extends this one's: the model's own answer, then the observation.
+    assert second_planner[:2] == first_planner
+    assert second_planner[2].role == "assistant" and second_planner[2].content.startswith("<reason>Ask.</reason>")
+    assert second_planner[3].content.startswith("observation: ")
+    assert len(system.split()) < 200
+
+
+def test_few_shot_prompts_are_short_and_carry_user_details_tools_and_trajectory(alice):
+    backend = ScriptedBackend(planner=[plan("Ask.", "Get the location.")], caller=[call("get_location")])
+    backend.scripts["planner"].items.append(end())
+    backend.few_shot = True  # a base model without adapters: tools described, one worked example
 
     start_chat(alice, "Where am I?", backend=backend)
 

@@ -27,14 +27,18 @@ class Command(BaseCommand):
         parser.add_argument("--json", required=True, dest="json_out", help="Where to write the full report.")
         parser.add_argument("--limit", type=int, default=None, help="Evaluate only the first N samples.")
         parser.add_argument("--categories", nargs="+", default=None, help="Only these categories.")
+        parser.add_argument(
+            "--per-category", type=int, default=None, help="Only the first N conversations of each category."
+        )
         parser.add_argument("--no-progress", action="store_true", help="No progress bar on stderr.")
 
     def handle(self, *args, data: str, json_out: str, limit=None, categories=None, **options) -> None:
-        if limit is not None and limit < 1:
-            raise CommandError("--limit must be at least 1.")
+        per_category = options.get("per_category")
+        if (limit is not None and limit < 1) or (per_category is not None and per_category < 1):
+            raise CommandError("--limit and --per-category must be at least 1.")
         try:
             # Read and check the whole file before loading a model.
-            samples = offline.load_samples(data, categories=categories, limit=limit)
+            samples = offline.load_samples(data, categories=categories, limit=limit, per_category=per_category)
         except offline.DatasetError as exc:
             raise CommandError(f"{data}: {exc}") from exc
         if not samples:
