@@ -26,6 +26,10 @@ from health.monitor.check import Span, check_readings
 # Keeps each "which of these already exist?" query far below every backend's
 # limit on bound parameters.
 _LOOKUP_CHUNK = 500
+# A batch measured within this span is looked up with one range query (at
+# most an hour of one device's readings comes back); a wider one, by its
+# instants.
+_RANGE_LOOKUP_SPAN = dt.timedelta(hours=1)
 # A concurrent sender can insert between our lookup and our insert; after that
 # many lost races something else is wrong, and the error should surface.
 _MAX_ATTEMPTS = 3
@@ -47,12 +51,19 @@ def _existing_keys(keys: set[tuple[int, dt.datetime]]) -> set[tuple[int, dt.date
         by_device[device_id].append(measured_at)
     found: set[tuple[int, dt.datetime]] = set()
     for device_id, times in by_device.items():
+        first, last = min(times), max(times)
+        if last - first <= _RANGE_LOOKUP_SPAN:
+            # A watch's batch covers a few minutes: one range scan of the
+            # (device, measured_at) index, no list of parameters to bind.
+            stored = VitalReading.objects.filter(device_id=device_id, measured_at__range=(first, last))
+            found.update((device_id, at) for at in stored.values_list("measured_at", flat=True))
+            continue
         for start in range(0, len(times), _LOOKUP_CHUNK):
             rows = VitalReading.objects.filter(
                 device_id=device_id, measured_at__in=times[start : start + _LOOKUP_CHUNK]
             ).values_list("device_id", "measured_at")
             found.update(rows)
-    return found
+    return found & keys
 
 
 def ingest_readings(*, user, readings: list[dict]) -> IngestResult:

@@ -80,18 +80,28 @@ def _activity(rows: list[dict]) -> list[bool]:
     return flags
 
 
-def _check_rule(user_id: int, rule: Rule, rows: list[dict], active_flags: list[bool]) -> list[Alert]:
+def _measuring(rule: Rule, rows: list[dict]) -> list[int]:
+    """Positions of the rows that measured any of the rule's metrics (most
+    rows of a dense stream measure only some), found in one quick pass."""
+    metrics = rule.metrics
+    if len(metrics) == 1:
+        (metric,) = metrics
+        return [position for position, row in enumerate(rows) if row[metric] is not None]
+    return [position for position, row in enumerate(rows) if any(row[metric] is not None for metric in metrics)]
+
+
+def _check_rule(
+    user_id: int, rule: Rule, rows: list[dict], active_flags: list[bool], episode: state.Episode
+) -> list[Alert]:
     raised: list[Alert] = []
     if not rows:
         return raised
-    episode = state.episode(user_id, rule.condition, rows[-1]["measured_at"])
     active = episode.active
     since = episode.since
     run = _Run([])
     previous: dt.datetime | None = None
-    for position, row in enumerate(rows):
-        if not rule.measures(row):
-            continue
+    for position in _measuring(rule, rows):
+        row = rows[position]
         at = row["measured_at"]
         if since is not None and at <= since:
             continue
@@ -140,10 +150,15 @@ def check_readings(user_id: int, spans: list[Span]) -> list[Alert]:
         )
         recent = device_rows.filter(measured_at__gte=span.first - LOOKBACK, measured_at__lte=span.last + LOOKAHEAD)
         rows = [*earlier_bp.values(*_FIELDS), *recent.values(*_FIELDS)]
+        if not rows:
+            continue
         baseline = baselines.for_user(user_id, span.first - BP_LOOKBACK)
         active_flags = _activity(rows)
+        # Where each condition stands, read once per device for every rule.
+        episodes = state.episodes(user_id, [rule.condition for rule in RULES], rows[-1]["measured_at"])
         for rule in RULES:
-            raised += _check_rule(user_id, baselines.personalise(rule, baseline), rows, active_flags)
+            personal = baselines.personalise(rule, baseline)
+            raised += _check_rule(user_id, personal, rows, active_flags, episodes[rule.condition])
     return raised
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.db.models import Max
 from django.utils.dateparse import parse_datetime
 
 from health.models import Alert, AlertEvent
@@ -45,6 +46,35 @@ def episode(user_id: int, condition: str, now: dt.datetime) -> Episode:
     if alert is None:
         return Episode(alert=None, active=False, since=None)
     events = {e.kind: e for e in alert.events.filter(kind__in=("raised", "cleared"))}
+    return _judge(alert, events, now)
+
+
+def episodes(user_id: int, conditions: list[str], now: dt.datetime) -> dict[str, Episode]:
+    """``episode`` for each of ``conditions`` at once: one query when the user
+    has no soft SOS of these conditions, three otherwise (not two per condition)."""
+    latest = (
+        Alert.objects.filter(user_id=user_id, kind=Alert.Kind.SOFT, condition__in=conditions)
+        .values("condition")
+        .annotate(last=Max("pk"))
+        .values_list("last", flat=True)
+    )
+    found: dict[str, Episode] = {condition: Episode(alert=None, active=False, since=None) for condition in conditions}
+    alert_ids = list(latest)
+    if not alert_ids:
+        return found
+    alerts = {alert.pk: alert for alert in Alert.objects.filter(pk__in=alert_ids)}
+    events: dict[int, dict[str, AlertEvent]] = {pk: {} for pk in alerts}
+    # Ordered as alert.events is, so the same event wins as in ``episode``.
+    for event in AlertEvent.objects.filter(alert_id__in=alerts, kind__in=("raised", "cleared")).order_by(
+        "created_at", "id"
+    ):
+        events[event.alert_id][event.kind] = event
+    for alert in alerts.values():
+        found[alert.condition] = _judge(alert, events[alert.pk], now)
+    return found
+
+
+def _judge(alert: Alert, events: dict[str, AlertEvent], now: dt.datetime) -> Episode:
     cleared = _measured(events.get("cleared"))
     if cleared is not None:
         return Episode(alert=alert, active=False, since=cleared)
