@@ -11,6 +11,7 @@ urlpatterns = [
     path("notifications/", views.notifications, name="notifications"),
     path("profile/", views.profile, name="profile"),
     path("sos/", views.sos, name="sos"),
+    path("watch/", views.watch, name="watch"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz/", views.healthz, name="healthz"),

@@ -48,6 +48,14 @@ def sos(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/sos.html")
 
 
+@login_required
+def watch(request: HttpRequest) -> HttpResponse:
+    """Live vitals from the watch, and the simulated watch driven by /api/watch/simulator/."""
+    from health.simulator.feed import scenarios
+
+    return render(request, "frontend/watch.html", {"scenarios": scenarios()})
+
+
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness for compose/orchestrators: the database answers."""
     with connection.cursor() as cursor:

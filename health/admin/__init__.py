@@ -14,6 +14,7 @@ from health.admin import (  # noqa: F401  (importing registers each domain's adm
     patients,
     prescriptions,
     reports,
+    simulator,
     vitals,
 )
 

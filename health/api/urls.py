@@ -20,6 +20,7 @@ from health.api.reports import DailyReportViewSet
 from health.api.schema import DeviceTokenScheme  # noqa: F401  (registers the auth scheme)
 from health.api.sos import SosViewSet
 from health.api.vitals import VitalReadingViewSet
+from health.api.watch import WatchSimulatorView
 
 router = SimpleRouter(trailing_slash=True)
 router.register("emergency-contacts", EmergencyContactViewSet, basename="emergency-contact")
@@ -43,5 +44,6 @@ router.register("daily-reports", DailyReportViewSet, basename="daily-report")
 
 urlpatterns = [
     path("profile/", PatientProfileView.as_view(), name="patient-profile"),
+    path("watch/simulator/", WatchSimulatorView.as_view(), name="watch-simulator"),
     *router.urls,
 ]

@@ -13,6 +13,7 @@ from health.models.messaging import Notification, OutboundMessage
 from health.models.patients import Device, EmergencyContact, PatientProfile
 from health.models.prescriptions import DoseEvent, Medication, Prescription, Reminder
 from health.models.reports import DailyReport
+from health.models.simulator import WatchFeed
 from health.models.vitals import VitalReading
 
 __all__ = [
@@ -39,4 +40,5 @@ __all__ = [
     "Specialization",
     "SymptomRecord",
     "VitalReading",
+    "WatchFeed",
 ]

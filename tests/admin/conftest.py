@@ -78,6 +78,7 @@ def populate(user=None) -> dict[type[models.Model], models.Model]:
         reminder,
         DoseEventFactory(reminder=reminder, due_at=timezone.now() - dt.timedelta(hours=2)),
         DailyReportFactory(user=user, anomalies=["low SpO2 at night"]),
+        m.WatchFeed.objects.create(user=user, device=device, scenario="hypoxia"),
     ]
     return {type(row): row for row in rows}
 

@@ -40,7 +40,17 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from health.models import Alert, AlertEvent, Ambulance, Appointment, Dispatch, Slot, Specialist, Specialization
+from health.models import (
+    Alert,
+    AlertEvent,
+    Ambulance,
+    Appointment,
+    Dispatch,
+    Slot,
+    Specialist,
+    Specialization,
+    WatchFeed,
+)
 from tests.factories import (
     AgentStepFactory,
     AlertFactory,
@@ -322,6 +332,17 @@ MATRIX: dict[str, Route] = {
     "dose-event-snooze": _action(_bob_dose, lambda o: {"minutes": 15}),
     "daily-report-list": _list(lambda bob: DailyReportFactory(user=bob)),
     "daily-report-detail": _detail(lambda bob: DailyReportFactory(user=bob)),
+    # The browser's simulated watch (health/api/watch.py): the user's one feed.
+    # Starting it pairs a simulated watch and changes the feed; alice's start
+    # is her own feed.
+    "watch-simulator": Route(
+        kind=SINGLETON,
+        methods=frozenset({"GET", "POST"}),
+        make=lambda bob: WatchFeed.objects.create(user=bob, scenario="hypoxia"),
+        payloads={"POST": lambda o: {"scenario": "exercise", "running": True}},
+        shows=lambda body, feed: body["scenario"] == feed.scenario,
+        other_writes={"POST": 200},
+    ),
     # The Action Manager's routes (agents/api/): conversations with the assistant.
     "conversation-list": _list(
         _bob_conversation,
