@@ -2,7 +2,7 @@
 // a small SVG chart, and the simulated watch (/api/watch/simulator/): Start,
 // Stop and the situation buttons. The server runs the feed; the page only asks
 // for changes and shows what the "watch" events say it is doing.
-import { api, formatWhen } from "./api.js";
+import { api } from "./api.js";
 import { onEvent } from "./events.js";
 
 const $ = (id) => document.getElementById(id);
@@ -10,6 +10,17 @@ const SVG = "http://www.w3.org/2000/svg";
 const POINTS = 90; // measurements kept per chart
 const STAGES = { awake: 3, rem: 2, light: 1, deep: 0 };
 const STAGE_TEXT = { awake: "Awake", rem: "REM sleep", light: "Light sleep", deep: "Deep sleep" };
+
+// A time of day in the patient's profile time zone (as api.js's formatWhen).
+function clock(iso, seconds = false) {
+  const options = { hour: "2-digit", minute: "2-digit", ...(seconds ? { second: "2-digit" } : {}) };
+  const timeZone = document.body.dataset.timezone || undefined;
+  try {
+    return new Intl.DateTimeFormat(undefined, { ...options, timeZone }).format(new Date(iso));
+  } catch {
+    return new Intl.DateTimeFormat(undefined, options).format(new Date(iso));
+  }
+}
 
 let labels = {}; // scenario name -> button label
 let feed = null; // the simulated watch, as the API describes it
@@ -57,11 +68,11 @@ function draw(metric) {
   }
   chart.lines.forEach((values, index) => {
     if (!values.length) return;
-    const offset = POINTS - values.length; // newest at the right edge
+    // Drawn from the left; once full, the oldest reading scrolls off.
     const points = [];
     values.forEach((value, i) => {
-      if (chart.steps && i > 0) points.push(`${x(offset + i)},${y(values[i - 1])}`);
-      points.push(`${x(offset + i)},${y(value)}`);
+      if (chart.steps && i > 0) points.push(`${x(i)},${y(values[i - 1])}`);
+      points.push(`${x(i)},${y(value)}`);
     });
     const line = document.createElementNS(SVG, "polyline");
     line.setAttribute("points", points.join(" "));
@@ -102,7 +113,7 @@ function showReading(latest, measuredAt) {
   const stage = latest.sleep_stage || "awake";
   $("v-sleep").textContent = STAGE_TEXT[stage] ?? stage;
   push("sleep", STAGES[stage] ?? 3);
-  if (measuredAt) $("watch-last").textContent = `Last reading: ${formatWhen(measuredAt)}`;
+  if (measuredAt) $("watch-last").textContent = `Last reading measured at ${clock(measuredAt, true)}.`;
   document.body.dataset.watchReadings = String(Number(document.body.dataset.watchReadings ?? 0) + 1);
 }
 
@@ -144,7 +155,7 @@ function render(state) {
   const name = labels[state.scenario] ?? state.scenario;
   let text;
   if (state.running) {
-    const until = state.stops_at ? ` It stops by itself at ${formatWhen(state.stops_at)}.` : "";
+    const until = state.stops_at ? ` It stops by itself at ${clock(state.stops_at)}.` : "";
     text = `Running: ${name}. ${state.readings} readings sent.${until}`;
   } else {
     text = `Stopped. Press Start to send “${name}” readings.${state.stopped_reason && state.stopped_reason !== "Stopped." ? ` ${state.stopped_reason}` : ""}`;
