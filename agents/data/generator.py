@@ -300,8 +300,9 @@ def _drive(patient, kind, alert, text, flow, holder) -> tuple[list[dict[str, Any
 def generate_one(spec: Spec, directory: env.Directory, ids: env.Ids, holdout: Holdout) -> tuple[Sample | None, str]:
     """One conversation: build its patient, run the flow, replay it; everything rolled back."""
     rng = random.Random(spec.seed)
+    del ids  # the directory's; a conversation draws its own, so a shard gives the same rows as one process
     with transaction.atomic():
-        patient = env.make_patient(rng, ids, directory)
+        patient = env.make_patient(rng, env.Ids(random.Random(f"ids-{spec.seed}")), directory)
         details = system_value(patient.user, patient.now)["user_details"]
         context = flows.FlowContext(rng=rng, user_ref=details["user_id"], timestamp=details["timestamp"])
         text, flow, template, alert = _request(spec, rng, patient, context, holdout)

@@ -167,3 +167,25 @@ def test_train_adapter_refuses_missing_or_malformed_data(tiny_model_dir, tmp_pat
     bad.write_text('{"messages": [], "completion": "x", "role": "caller"}\nnot json\n')
     with pytest.raises(CommandError, match=r"bad\.jsonl:2"):
         call_command("train_adapter", *args, "--data", str(bad))
+
+
+def test_parallel_workers_give_the_same_conversations_as_one_process(tmp_path):
+    call_command("generate_agent_data", "--out", str(tmp_path / "one"), "--train", "4", "--test-per-category", "0")
+    call_command(
+        "generate_agent_data",
+        "--out",
+        str(tmp_path / "two"),
+        "--train",
+        "4",
+        "--test-per-category",
+        "0",
+        "--workers",
+        "2",
+    )
+
+    def conversations(name):
+        return sorted(line for line in (tmp_path / name / "trajectories.jsonl").read_text().splitlines())
+
+    assert conversations("one") == conversations("two") and len(conversations("one")) == 4
+    report = json.loads((tmp_path / "two" / "report.json").read_text())
+    assert report["workers"] == 2 and report["kept"] == 4 and not (tmp_path / "two" / "shards").exists()

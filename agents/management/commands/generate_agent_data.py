@@ -9,11 +9,24 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from agents.data import workers as parallel
 from agents.data.generator import Holdout, Report, generate, plan_specs
 from agents.data.sft import Writer
+
+
+def _shard(value: str) -> tuple[int, int]:
+    index, _, count = value.partition("/")
+    try:
+        index, count = int(index), int(count)
+    except ValueError:
+        raise CommandError(f"--shard {value!r} must look like I/N.") from None
+    if not 0 <= index < count:
+        raise CommandError(f"--shard {value!r}: I must be within 0..N-1.")
+    return index, count
 
 
 class Command(BaseCommand):
@@ -33,10 +46,14 @@ class Command(BaseCommand):
             default=0.5,
             help="Share of appointment test conversations with diseases and phrasings held out of training.",
         )
+        parser.add_argument("--workers", type=int, default=1, help="Parallel processes (each on its own SQLite).")
+        parser.add_argument("--shard", help=argparse_suppress())
 
     def handle(self, *args, out: str, seed: int, train: int, test_per_category: int, unseen_share: float, **options):
-        if train < 0 or test_per_category < 0 or not 0 <= unseen_share <= 1:
-            raise CommandError("--train and --test-per-category must be >= 0 and --unseen-share within 0..1.")
+        if train < 0 or test_per_category < 0 or not 0 <= unseen_share <= 1 or options["workers"] < 1:
+            raise CommandError(
+                "--train and --test-per-category must be >= 0, --unseen-share within 0..1, --workers >= 1."
+            )
         directory = Path(out)
         holdout = Holdout.choose(seed)
         specs = list(
@@ -44,25 +61,34 @@ class Command(BaseCommand):
                 seed, train=train, test_per_category=test_per_category, unseen_share=unseen_share, holdout=holdout
             )
         )
-        report = Report()
-        writer = Writer(directory, seed=seed)
         started = time.perf_counter()
+        shard = _shard(options["shard"]) if options.get("shard") else None
+        workers = options["workers"]
         progress = tqdm(total=len(specs), desc="conversations", unit="conv", file=sys.stderr, mininterval=2)
         try:
-            for sample in generate(specs, seed=seed, holdout=holdout, report=report, on_progress=progress.update):
-                writer.add(sample)
+            if shard is None and workers > 1:
+                forwarded = ["--seed", str(seed), "--train", str(train)]
+                forwarded += ["--test-per-category", str(test_per_category), "--unseen-share", str(unseen_share)]
+                summary = parallel.run_shards(directory, forwarded, workers, len(specs), progress)
+                counts = summary["files"]
+            else:
+                summary, counts = self._generate(directory, specs, seed, holdout, shard, progress)
+        except RuntimeError as exc:
+            raise CommandError(str(exc)) from exc
         finally:
             progress.close()
         seconds = time.perf_counter() - started
-        summary = {
-            **report.as_dict(),
-            "holdout": {"diseases": sorted(holdout.diseases), "templates": sorted(holdout.templates)},
-            "seconds": round(seconds, 1),
-            "conversations_per_second": round(len(specs) / seconds, 2) if seconds else None,
-            "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        }
-        writer.close(summary)
-        counts = writer.counts
+        summary.update(
+            {
+                "holdout": {"diseases": sorted(holdout.diseases), "templates": sorted(holdout.templates)},
+                "seconds": round(seconds, 1),
+                "conversations_per_second": round(len(specs) / seconds, 2) if seconds else None,
+                "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                "workers": workers if shard is None else 1,
+                "seed": seed,
+            }
+        )
+        (directory / "report.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         self.stdout.write(f"Wrote {directory}:")
         for name in ("planner_train", "caller_train", "test_planner", "test_caller", "trajectories"):
             self.stdout.write(f"  {name:<14} {counts.get(name, 0):>9,}")
@@ -70,3 +96,31 @@ class Command(BaseCommand):
             f"  kept {summary['kept']:,} conversations, dropped {summary['dropped_total']:,} "
             f"({json.dumps(summary['drop_reasons'])}); {seconds:.0f} s, max RSS {summary['max_rss_mb']} MB"
         )
+
+    def _generate(self, directory, specs, seed, holdout, shard, progress):
+        if shard is not None:
+            index, count = shard
+            specs = specs[index::count]
+            directory.mkdir(parents=True, exist_ok=True)
+            call_command("migrate", verbosity=0)  # a worker's own, fresh database
+        report = Report()
+        writer = Writer(directory, seed=seed)
+        done = 0
+
+        def advance(n: int) -> None:
+            nonlocal done
+            done += n
+            progress.update(n)
+            if shard is not None and done % 10 == 0:
+                parallel.write_progress(directory, done)
+
+        for sample in generate(specs, seed=seed, holdout=holdout, report=report, on_progress=advance):
+            writer.add(sample)
+        writer.close(report.as_dict())
+        return {**report.as_dict(), "files": dict(writer.counts)}, writer.counts
+
+
+def argparse_suppress():
+    import argparse
+
+    return argparse.SUPPRESS
