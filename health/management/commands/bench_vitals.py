@@ -21,6 +21,11 @@ never on the real one, and prints one table:
   Manager's soft SOS flow run inline after commit: with the local model
   loaded that is seconds of generation. With a worker running, that flow runs
   there and does not hold up the answer.
+
+``--worker`` measures the soft SOS latency with a real broker and a Celery
+worker subprocess instead (see ``_bench_worker``). Either way the bench's
+cache, channel layer and (without ``--worker``) Celery stay in-process: its
+users and alerts never reach the app's.
 """
 
 from __future__ import annotations
@@ -32,14 +37,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection, transaction
-from django.test.utils import setup_test_environment, teardown_test_environment
+from django.test.utils import override_settings
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
 
+from backend.celery import app as celery_app
 from health.models import Device, Notification, VitalReading
 from health.simulator import batches, readings
 
@@ -130,50 +137,92 @@ def _p(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
+def _ms(values: list[float]) -> str:
+    return f"{_p(values, 0.5) * 1000:.0f} / {_p(values, 0.95) * 1000:.0f} ms"
+
+
 class Command(BaseCommand):
     help = "Benchmark vitals ingestion (batch API vs bulk_create) and abnormal-reading -> notification latency."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--readings", type=int, default=20_000, help="Readings per throughput run.")
         parser.add_argument("--batch", type=int, default=1000, help="Readings per POST (at most 1,000).")
-        parser.add_argument("--trials", type=int, default=30, help="Latency trials.")
+        parser.add_argument("--trials", type=int, default=None, help="Latency trials (30; 20 with --worker).")
+        parser.add_argument(
+            "--worker",
+            action="store_true",
+            help="Soft SOS latency with a Celery worker subprocess and Redis (a local redis-server unless "
+            "REDIS_URL is set), instead of the in-process benchmark.",
+        )
+        parser.add_argument(
+            "--redis-db", type=int, default=15, help="With --worker and REDIS_URL set: the logical database to use."
+        )
 
     def handle(self, *args, **options) -> None:
-        setup_test_environment()  # APIClient's "testserver" host, locmem e-mail
-        with tempfile.TemporaryDirectory(prefix="bench-vitals-") as folder:
+        worker = options["worker"]
+        trials = options["trials"] or (20 if worker else 30)
+        # The bench's users are not the app's: their baselines must not land
+        # in the app's cache, their live events not in its channel layer, and
+        # their soft SOS flows not on its broker (a worker of the app would
+        # look their alert ids up in the app's database).
+        isolated = override_settings(
+            ALLOWED_HOSTS=[*settings.ALLOWED_HOSTS, "testserver"],  # the test client's host
+            EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend",
+            CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}},
+            CHANNEL_LAYERS={"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}},
+        )
+        eager = celery_app.conf.task_always_eager
+        if not worker:
+            celery_app.conf.task_always_eager = True
+        with isolated, tempfile.TemporaryDirectory(prefix="bench-vitals-") as folder:
             if connection.vendor == "sqlite":
                 connection.settings_dict.setdefault("TEST", {})["NAME"] = str(Path(folder) / "bench.sqlite3")
             original = connection.settings_dict["NAME"]
             connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
             try:
-                api_rate, bulk_rate = measure_throughput(options["readings"], min(1000, options["batch"]))
-                written, answered = measure_latency(options["trials"])
+                if worker:
+                    from health.management.commands._bench_worker import measure_with_worker
+
+                    results, what = measure_with_worker(trials, options["redis_db"])
+                else:
+                    api_rate, bulk_rate = measure_throughput(options["readings"], min(1000, options["batch"]))
+                    written, answered = measure_latency(trials)
             finally:
                 connection.creation.destroy_test_db(original, verbosity=0)
-                teardown_test_environment()
+                celery_app.conf.task_always_eager = eager
+        if worker:
+            self._table(
+                [
+                    ("soft SOS with the worker: p50 / p95", "value", "target"),
+                    ("POST of the trigger reading answered", _ms(results["answered"]), ""),
+                    ("notification event at the user's websocket", _ms(results["event"]), "p95 < 2 s"),
+                    ("worker's soft SOS flow: notification row", _ms(results["agent_row"]), ""),
+                    ("worker's soft SOS flow: websocket event", _ms(results["agent_event"]), ""),
+                ]
+            )
+            self.stdout.write(
+                f"\n{trials} trials; {what}; database: {connection.vendor}; AGENT_BACKEND={settings.AGENT_BACKEND}."
+            )
+            return
         ratio = api_rate / bulk_rate
-        rows = [
-            ("metric", "value", "target"),
-            (f"batch API ({options['batch']}/POST, APIClient)", f"{api_rate:,.0f} readings/s", ">= 2,000"),
-            ("plain bulk_create (same rows)", f"{bulk_rate:,.0f} readings/s", "reference"),
-            ("batch API / bulk_create", f"{ratio:.0%}", ">= 50%"),
-            (
-                "soft SOS: notification written p50/p95",
-                f"{_p(written, 0.5) * 1000:.0f} / {_p(written, 0.95) * 1000:.0f} ms",
-                "p95 < 2 s",
-            ),
-            (
-                "soft SOS: POST answered p50/p95",
-                f"{_p(answered, 0.5) * 1000:.0f} / {_p(answered, 0.95) * 1000:.0f} ms",
-                "p95 < 2 s",
-            ),
-        ]
+        self._table(
+            [
+                ("metric", "value", "target"),
+                (f"batch API ({options['batch']}/POST, APIClient)", f"{api_rate:,.0f} readings/s", ">= 2,000"),
+                ("plain bulk_create (same rows)", f"{bulk_rate:,.0f} readings/s", "reference"),
+                ("batch API / bulk_create", f"{ratio:.0%}", ">= 50%"),
+                ("soft SOS: notification written p50/p95", _ms(written), "p95 < 2 s"),
+                ("soft SOS: POST answered p50/p95", _ms(answered), "p95 < 2 s"),
+            ]
+        )
+        self.stdout.write(
+            f"\n{options['readings']:,} readings; {trials} latency trials "
+            f"(mean answer {statistics.mean(answered) * 1000:.0f} ms), database: {connection.vendor}."
+        )
+
+    def _table(self, rows: list[tuple[str, str, str]]) -> None:
         widths = [max(len(row[i]) for row in rows) for i in range(3)]
         for index, row in enumerate(rows):
             self.stdout.write(" | ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
             if index == 0:
                 self.stdout.write("-+-".join("-" * width for width in widths))
-        self.stdout.write(
-            f"\n{options['readings']:,} readings; {options['trials']} latency trials "
-            f"(mean answer {statistics.mean(answered) * 1000:.0f} ms), database: {connection.vendor}."
-        )
