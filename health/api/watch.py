@@ -32,6 +32,7 @@ class WatchFeedSerializer(serializers.Serializer):
     steps = serializers.IntegerField(help_text="Steps counted since the feed was last started.")
     stopped_reason = serializers.CharField(allow_blank=True)
     speed = serializers.FloatField(help_text="Simulated seconds per second (1: real time).")
+    version = serializers.FloatField(help_text="Grows with every change of the feed; older states are stale.")
     scenarios = ScenarioSerializer(many=True)
 
 

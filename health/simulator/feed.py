@@ -117,6 +117,9 @@ def _iso(when: dt.datetime | None) -> str | None:
 def describe(feed: WatchFeed | None) -> dict[str, Any]:
     """The feed as the API and the ``watch`` websocket event show it (JSON-ready)."""
     running = is_running(feed)
+    reason = ""
+    if feed is not None and not running:
+        reason = feed.stopped_reason or ("Stopped by itself after its time limit." if feed.running else "")
     return {
         "scenario": feed.scenario if feed else "normal",
         "running": running,
@@ -125,8 +128,11 @@ def describe(feed: WatchFeed | None) -> dict[str, Any]:
         "stops_at": _iso(stops_at(feed)) if running else None,
         "readings": feed.readings_sent if feed else 0,
         "steps": feed.steps if feed else 0,
-        "stopped_reason": "" if running or feed is None else feed.stopped_reason,
+        "stopped_reason": reason,
         "speed": speed(),
+        # Grows with every change: a page ignores a state older than the one it shows
+        # (a tick's event may arrive after the answer to a Stop).
+        "version": feed.updated_at.timestamp() if feed else 0,
     }
 
 

@@ -261,3 +261,18 @@ def test_the_speed_setting_runs_scenarios_faster(alice_api, alice, settings):
 
 def test_outside_a_web_server_nothing_drives_the_feed_in_the_background(alice):
     assert watch_feed.ensure_driver(alice.pk) is False
+
+
+def test_a_feed_past_its_time_limit_shows_as_stopped_before_any_tick(alice_api, alice, settings):
+    first = alice_api.post(URL, {"running": True}, format="json").json()
+    settings.WATCH_SIMULATOR_MAX_MINUTES = 0
+
+    body = alice_api.get(URL).json()
+
+    assert body["running"] is False and body["stops_at"] is None
+    assert body["stopped_reason"] == "Stopped by itself after its time limit."
+    # Every change makes a newer version, so a page can drop stale events.
+    settings.WATCH_SIMULATOR_MAX_MINUTES = 30
+    second = alice_api.post(URL, {"scenario": "sleep"}, format="json").json()
+    third = alice_api.post(URL, {"running": False}, format="json").json()
+    assert first["version"] < second["version"] < third["version"]

@@ -140,6 +140,8 @@ function showError(text) {
 }
 
 function render(state) {
+  // A tick's event can arrive after the answer to a later Stop: keep the newest.
+  if (feed && state.version < feed.version) return;
   feed = state;
   for (const button of document.querySelectorAll("[data-scenario]")) {
     button.setAttribute("aria-pressed", String(button.dataset.scenario === state.scenario));
