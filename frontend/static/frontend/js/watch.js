@@ -58,8 +58,9 @@ function draw(metric) {
   const chart = charts[metric];
   const svg = document.querySelector(`[data-metric="${metric}"] [data-chart]`);
   const [low, high] = bounds(chart);
-  const y = (value) => (80 - ((value - low) / (high - low || 1)) * 76 - 2).toFixed(1);
-  const x = (index) => ((index / (POINTS - 1)) * 300).toFixed(1);
+  // A few units of margin so the newest-reading dot is never cut off.
+  const y = (value) => (75 - ((value - low) / (high - low || 1)) * 70).toFixed(1);
+  const x = (index) => (4 + (index / (POINTS - 1)) * 292).toFixed(1);
   const shapes = [];
   for (const mark of chart.marks ?? []) {
     const line = document.createElementNS(SVG, "line");
@@ -79,6 +80,11 @@ function draw(metric) {
     line.setAttribute("class", `spark-line spark-line-${index}`);
     line.setAttribute("vector-effect", "non-scaling-stroke");
     shapes.push(line);
+    // The newest reading as a dot: a lone blood pressure reading shows too.
+    const dot = document.createElementNS(SVG, "circle");
+    const last = values.length - 1;
+    Object.entries({ cx: x(last), cy: y(values[last]), r: 3, class: `spark-dot spark-dot-${index}` }).forEach(([k, v]) => dot.setAttribute(k, v));
+    shapes.push(dot);
   });
   svg.replaceChildren(...shapes);
   const main = chart.lines[0];
