@@ -126,7 +126,7 @@ class Runtime:
         self.clock = clock
         self.states: list[dict[str, Any]] = export_conversation(conversation)
         self.alert = alert_for(conversation)
-        self.guard = guard_for(conversation.kind)
+        self.guard = guard_for(conversation.kind, self.alert)
 
     # --- writing states ---------------------------------------------------------
 

@@ -33,7 +33,7 @@ from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBac
 
 # Generation caps per role: a planner step is a short reason and one action; a
 # free-form caller writes one JSON call. A trained adapter answers well inside both.
-MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 96}
+MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 192}
 # The structured planner's caps: a reason is a short clause, an action one sentence.
 PLANNER_REASON_TOKENS = 24
 PLANNER_ACTION_TOKENS = 32
@@ -105,12 +105,7 @@ class TransformersBackend(ModelBackend):
         try:
             ids = self.prompt_ids(messages)
             self._activate(role)
-            if role == "caller" and self.constrained_caller:
-                text, completion_tokens = self._constrained_call(ids, deadline)
-            elif role == "planner" and self.structured_planner:
-                text, completion_tokens = self._structured_plan(ids, deadline)
-            else:
-                text, completion_tokens = self._generate(role, ids, stop, deadline)
+            text, completion_tokens = self._answer(role, ids, stop, deadline)
         finally:
             self._lock.release()
         return Generation(
@@ -119,6 +114,23 @@ class TransformersBackend(ModelBackend):
             completion_tokens=completion_tokens,
             latency_ms=int((time.perf_counter() - started) * 1000),
         )
+
+    def _answer(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
+        """A trained adapter writes its answer freely, token for token as it was trained (feeding the
+        format's fixed text in pieces would split tokens differently from training); the structured
+        planner and the schema-constrained caller are the fallback when that answer does not parse,
+        and the way a base model without adapters answers."""
+        guided = (role == "caller" and self.constrained_caller) or (role == "planner" and self.structured_planner)
+        spent = 0
+        if self.adapters[role] is not None or not guided:
+            text, spent = self._generate(role, ids, stop, deadline)
+            if not guided or _usable(role, cut_at_stop(text, stop)):
+                return text, spent
+        if role == "caller":
+            text, generated = self._constrained_call(ids, deadline)
+        else:
+            text, generated = self._structured_plan(ids, deadline)
+        return text, spent + generated
 
     def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
         """The token ids of ``messages`` in the model's chat template, ready for the assistant's turn."""
@@ -239,6 +251,22 @@ class TransformersBackend(ModelBackend):
         if self.prefix_cache:
             self._remember(cache_key, ids, prompt_cache)
         return call, generated
+
+
+def _usable(role: Role, text: str) -> bool:
+    """Whether a free answer parses (the planner's) or is a valid call to a real tool (the caller's)."""
+    from agents.tools import REGISTRY, ModelOutputError
+    from agents.trajectory import parse_caller, parse_planner
+
+    try:
+        if role == "planner":
+            parse_planner(text)
+        else:
+            call = parse_caller(text)
+            REGISTRY.get(call["tool"]).validate(call["parameters"])
+    except ModelOutputError:
+        return False
+    return True
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
