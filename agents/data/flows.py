@@ -54,13 +54,25 @@ Flow = Generator[Move, Any, None]
 
 # The first wording of each step is the usual one; the others keep the planner
 # from depending on one phrasing (§6.2) without making every step a coin toss.
-USUAL = 0.7
+USUAL = 0.8
+
+
+def variant(rng: random.Random, count: int) -> int:
+    """Which wording: the first with probability USUAL, else one of the others."""
+    if count == 1 or rng.random() < USUAL:
+        return 0
+    return rng.randrange(1, count)
 
 
 def pick(rng: random.Random, options: Sequence[str], **values: Any) -> str:
-    if len(options) == 1 or rng.random() < USUAL:
-        return options[0].format(**values)
-    return rng.choice(options[1:]).format(**values)
+    return options[variant(rng, len(options))].format(**values)
+
+
+def paired(rng: random.Random, first: Sequence[str], second: Sequence[str], **values: Any) -> tuple[str, str]:
+    """One wording from each list, at the same position: the planner's action says which
+    message the caller writes (it cannot guess an independent coin toss)."""
+    index = variant(rng, len(first))
+    return first[index].format(**values), second[index].format(**values)
 
 
 def result_of(observation: Any) -> Any:
@@ -208,16 +220,17 @@ def _propose(ctx: FlowContext, found: dict[str, Any], accept: bool) -> Flow:
     rng = ctx.rng
     name, slot = found["name"], found["available_slot"]
     start = slot["time"].split("-")[0]
-    question = pick(
+    action, question = paired(
         rng,
+        ("Ask the user to confirm {n} on {d} at {t}.", "Suggest {n} on {d} at {t} to the user."),
         (
-            "{n} has an opening on {d} at {t}. Would you like me to book this appointment?",
-            "I found {n} on {d} at {t}. Shall I book it for you?",
-            "{n} is free on {d} from {t}. Do you want to schedule this appointment?",
+            "{n} has an opening on {d} at {s}. Would you like me to book this appointment?",
+            "I found {n} on {d} at {s}. Shall I book it for you?",
         ),
         n=name,
         d=slot["date"],
-        t=start,
+        t=slot["time"],
+        s=start,
     )
     answer = yield Move(
         pick(
@@ -227,16 +240,7 @@ def _propose(ctx: FlowContext, found: dict[str, Any], accept: bool) -> Flow:
             d=slot["date"],
             t=slot["time"],
         ),
-        pick(
-            rng,
-            (
-                "Ask the user to confirm {n} on {d} at {t}.",
-                "Suggest {n} on {d} at {t} to the user.",
-            ),
-            n=name,
-            d=slot["date"],
-            t=slot["time"],
-        ),
+        action,
         call("get_input_from_user", user_id=ctx.user_ref, questions=question),
         answer=rng.choice(YES if accept else NO),
     )
@@ -282,25 +286,20 @@ def _book(ctx: FlowContext, found: dict[str, Any], symptoms: str) -> Flow:
         )
     )
     start = slot["time"].split("-")[0]
+    action, message = paired(
+        rng,
+        ("Notify the user of the booking.", "Tell the user about the appointment."),
+        ("Your appointment with {n} on {d} at {t} is confirmed.", "Booked: {n}, {d} at {t}."),
+        n=name,
+        d=slot["date"],
+        t=start,
+    )
     result_of(
         (
             yield Move(
                 pick(rng, ("Symptoms stored.", "Everything is saved.")),
-                pick(rng, ("Notify the user of the booking.", "Tell the user about the appointment.")),
-                call(
-                    "notify_user",
-                    user_id=ctx.user_ref,
-                    message=pick(
-                        rng,
-                        (
-                            "Your appointment with {n} on {d} at {t} is confirmed.",
-                            "Booked: {n}, {d} at {t}.",
-                        ),
-                        n=name,
-                        d=slot["date"],
-                        t=start,
-                    ),
-                ),
+                action,
+                call("notify_user", user_id=ctx.user_ref, message=message),
             )
         )
     )
@@ -322,22 +321,20 @@ def _decline(ctx: FlowContext, symptoms: str) -> Flow:
             )
         )
     )
+    action, message = paired(
+        rng,
+        ("Tell the user the symptoms are saved.", "Notify the user that nothing was booked."),
+        (
+            "Your symptoms have been recorded for future reference. Ask me any time to book.",
+            "I saved your symptoms. You can book an appointment whenever you are ready.",
+        ),
+    )
     result_of(
         (
             yield Move(
                 "Symptoms stored successfully.",
-                pick(rng, ("Tell the user the symptoms are saved.", "Notify the user.")),
-                call(
-                    "notify_user",
-                    user_id=ctx.user_ref,
-                    message=pick(
-                        rng,
-                        (
-                            "Your symptoms have been recorded for future reference. Ask me any time to book.",
-                            "I saved your symptoms. You can book an appointment whenever you are ready.",
-                        ),
-                    ),
-                ),
+                action,
+                call("notify_user", user_id=ctx.user_ref, message=message),
             )
         )
     )
@@ -356,11 +353,17 @@ def appointment(ctx: FlowContext, *, accept: bool) -> Flow:
         yield from _decline(ctx, symptoms)
 
 
+FOLLOW_UP_ACTIONS = (
+    "Ask the user about more symptoms.",
+    "Ask the user to describe the symptoms in more detail.",
+    "Ask the user what other symptoms they have.",
+)
 FOLLOW_UP_QUESTIONS = (
     "Could you tell me more about your symptoms? What else have you noticed, and since when?",
     "Can you describe your symptoms in more detail? Anything else bothering you?",
     "What other symptoms do you have, if any?",
 )
+SECOND_ACTIONS = ("Ask the user about any other symptoms, such as pain or fever.", "Ask once more for other symptoms.")
 SECOND_QUESTIONS = (
     "Anything else, for example pain, fever or changes in sleep or appetite?",
     "Is there anything else you have noticed?",
@@ -378,6 +381,7 @@ def counter(ctx: FlowContext, *, accept: bool) -> Flow:
     reply = phrasing.follow_up_answer(
         rng, first_batch, typo_rate=ctx.extra.get("typo_rate", 0.0), child=ctx.complaint.child
     )
+    action, question = paired(rng, FOLLOW_UP_ACTIONS, FOLLOW_UP_QUESTIONS)
     answer = yield Move(
         pick(
             rng,
@@ -387,8 +391,8 @@ def counter(ctx: FlowContext, *, accept: bool) -> Flow:
             ),
             v=vague,
         ),
-        pick(rng, ("Ask the user about more symptoms.", "Ask the user follow-up questions.")),
-        call("get_input_from_user", user_id=ctx.user_ref, questions=rng.choice(FOLLOW_UP_QUESTIONS)),
+        action,
+        call("get_input_from_user", user_id=ctx.user_ref, questions=question),
         answer=reply.text,
     )
     result_of(answer)
@@ -397,14 +401,15 @@ def counter(ctx: FlowContext, *, accept: bool) -> Flow:
         reply = phrasing.follow_up_answer(
             rng, second_batch, typo_rate=ctx.extra.get("typo_rate", 0.0), child=ctx.complaint.child
         )
+        action, question = paired(rng, SECOND_ACTIONS, SECOND_QUESTIONS)
         answer = yield Move(
             pick(
                 rng,
                 ("Now {s}. One more question.", "The user adds {s}; ask once more."),
                 s=", ".join(known),
             ),
-            "Ask the user about any other symptoms.",
-            call("get_input_from_user", user_id=ctx.user_ref, questions=rng.choice(SECOND_QUESTIONS)),
+            action,
+            call("get_input_from_user", user_id=ctx.user_ref, questions=question),
             answer=reply.text,
         )
         result_of(answer)

@@ -208,7 +208,8 @@ def train(config: Config, *, log=print) -> State:
 
     progress = tqdm(total=config.steps, initial=state.step, desc=f"train {config.role}", file=sys.stderr)
     started = time.perf_counter() - state.seconds
-    budget_end = started + config.max_minutes * 60 if config.max_minutes else None
+    # The budget is this run's: a resumed run gets max_minutes more.
+    budget_end = time.perf_counter() + config.max_minutes * 60 if config.max_minutes else None
     order = list(range(len(encoded)))
     cursor = state.sequences_seen
     while state.step < config.steps:

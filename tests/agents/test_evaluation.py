@@ -562,3 +562,36 @@ def test_per_category_keeps_whole_conversations_seen_and_unseen(tmp_path):
     samples = load_samples(path, per_category=1)
 
     assert [s.id for s in samples] == ["a0", "a1", "c0", "c1"]
+
+
+def test_model_card_is_written_from_the_training_and_evaluation_reports(tmp_path):
+    out = tmp_path / "report.json"
+    call_command("agent_eval", data=str(SAMPLES), json_out=str(out), backend=eval_backend(), no_progress=True)
+    adapters = tmp_path / "adapters"
+    for role in ("planner", "caller"):
+        (adapters / role).mkdir(parents=True)
+        (adapters / role / "adapter_config.json").write_text("{}")
+        training = {
+            "samples": 40,
+            "sequences": 5,
+            "steps": 12,
+            "batch_size": 1,
+            "learning_rate": 0.001,
+            "lora": {"r": 8, "alpha": 16, "dropout": 0.05, "targets": ["q_proj"]},
+            "tokens_seen": 4000,
+            "wall_seconds": 90.0,
+            "threads": 1,
+            "loss_curve": [[1, 1.5], [12, 0.4]],
+        }
+        (adapters / role / "training.json").write_text(json.dumps(training))
+    data_report = tmp_path / "data.json"
+    data_report.write_text(json.dumps({"seed": 5, "kept": 9, "generated": {"train/general": 9}, "dropped_total": 0}))
+
+    call_command("model_card", adapters=str(adapters), offline=str(out), data_report=str(data_report))
+
+    card = (adapters / "planner" / "README.md").read_text()
+    assert "seed 5: 9 verified conversations" in card and "r=8, alpha=16" in card and "12 steps" in card
+    evaluation = card.split("## Evaluation", 1)[1]
+    assert "Planner (seed paper Table 2" in evaluation and "| general" in evaluation
+    with pytest.raises(CommandError, match="No such report"):
+        call_command("model_card", adapters=str(adapters), offline=str(tmp_path / "missing.json"))
