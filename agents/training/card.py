@@ -57,7 +57,8 @@ def render(
         "",
         f"- Data: `generate_agent_data` seed {data.get('seed', '?')}: {data.get('kept', '?')} verified "
         f"conversations ({json.dumps(data.get('generated', {}))}), dropped {data.get('dropped_total', '?')}; "
-        f"{training.get('samples', '?')} {role} samples packed into {training.get('sequences', '?')} sequences.",
+        f"{training.get('samples', '?')} {role} samples packed into {training.get('sequences', '?')} sequences "
+        f"(`{training.get('data', '?')}`).",
         f"- LoRA r={lora.get('r')}, alpha={lora.get('alpha')}, dropout {lora.get('dropout')}, "
         f"targets {', '.join(lora.get('targets', []))}; "
         "loss on the completions only.",

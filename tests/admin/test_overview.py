@@ -135,14 +135,25 @@ def test_the_charts_have_one_bar_per_day_with_the_right_counts(operator: Client,
 
 
 @pytest.mark.django_db
-def test_the_model_section_says_there_is_no_adapter_when_none_is_configured(operator: Client, settings) -> None:
+def test_the_model_section_shows_the_committed_adapters_and_their_evaluation(operator: Client, settings) -> None:
     settings.AGENT_BASE_MODEL = ""
+    settings.AGENT_PLANNER_ADAPTER = ""
+    settings.AGENT_CALLER_ADAPTER = ""
+    page = operator.get(URL).content.decode()
+    assert "agents/adapters/planner" in page and "agents/adapters/caller" in page
+    assert "Planner (seed paper Table 2" in page  # quoted from the model card
+    assert "not prepared" in page
+
+
+@pytest.mark.django_db
+def test_the_model_section_says_there_is_no_adapter_on_another_base_model(operator: Client, settings, tmp_path) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    settings.AGENT_BASE_MODEL = str(tmp_path)  # the committed adapters are for the default base only
     settings.AGENT_PLANNER_ADAPTER = ""
     settings.AGENT_CALLER_ADAPTER = ""
     page = operator.get(URL).content.decode()
     assert page.count("none: base model with few-shot prompt") == 2
     assert "no evaluation recorded yet" in page
-    assert "not prepared" in page
 
 
 def test_an_adapter_card_evaluation_section_is_quoted(tmp_path, settings) -> None:
