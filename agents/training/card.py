@@ -22,13 +22,15 @@ def _scenario_summary(data: dict[str, Any], title: str) -> list[str]:
     lines = [f"**{title}**: {totals.get('passed', '?')} of {totals.get('cases', '?')} cases passed"]
     if totals.get("pass_rate") is not None:
         lines[0] += f" ({100 * totals['pass_rate']:.0f} %)"
-    by_disease = data.get("by_disease") or data.get("per_disease")
-    if by_disease:
-        lines += ["", "| disease | cases | acceptable |", "|---|---|---|"]
-        for row in by_disease:
-            share = row.get("acceptable_share", row.get("pass_rate"))
+    if totals.get("acceptable_specialization_rate") is not None:
+        lines[0] += f"; acceptable specialization {100 * totals['acceptable_specialization_rate']:.0f} %"
+    per_disease = data.get("per_disease") or {}
+    if per_disease:
+        lines += ["", "| disease | cases | acceptable specialization |", "|---|---|---|"]
+        for disease, row in sorted(per_disease.items()):
+            share = row.get("acceptable_specialization_rate")
             shown = "-" if share is None else f"{100 * share:.0f} %"
-            lines.append(f"| {row.get('disease', row.get('label'))} | {row.get('cases')} | {shown} |")
+            lines.append(f"| {disease} | {row.get('cases')} | {shown} |")
     return lines
 
 

@@ -35,10 +35,11 @@ def test_a_question_suspends_the_run_and_the_answer_resumes_it_after_a_restart(a
     assert pending_question(conversation) is None
     assert observations(conversation) == [{"result": "Yes, please"}, {"result": True}]
     assert Appointment.objects.get(user=alice).state == "confirmed"
-    # The resumed planner saw the whole trajectory, answer included.
-    planner_prompt = after_restart.calls[0][1][-1].content
-    assert 'observation: {"result": "Yes, please"}' in planner_prompt
-    assert "user: Book me a GP." in planner_prompt
+    # The resumed planner saw the whole trajectory (its chat turns), answer included.
+    turns = after_restart.calls[0][1]
+    assert turns[-1].content == 'observation: {"result": "Yes, please"}'
+    assert "user: Book me a GP." in [turn.content for turn in turns]
+    assert "<action>Ask the user to confirm the appointment.</action>" in turns[-2].content
 
 
 def test_follow_up_with_user_suspends_and_records_the_reply_with_the_method(alice):
