@@ -104,8 +104,21 @@ def is_end(planner_value: dict[str, Any]) -> bool:
 
 
 def render_caller(value: dict[str, Any]) -> str:
-    """A caller state as the caller model writes it."""
-    return json.dumps({"tool": value.get("tool"), "parameters": value.get("parameters", {})}, ensure_ascii=False)
+    """A caller state as the caller model writes it: parameters in the tool's schema order (as the
+    data generator writes them), whatever order the database gave back (PostgreSQL's jsonb sorts keys)."""
+    from agents.tools import REGISTRY
+
+    parameters = value.get("parameters", {})
+    tool = value.get("tool")
+    if isinstance(parameters, dict) and tool in REGISTRY:
+        order = list(REGISTRY.get(tool).parameters["properties"])
+        parameters = dict(
+            sorted(
+                parameters.items(),
+                key=lambda item: (item[0] not in order, order.index(item[0]) if item[0] in order else 0),
+            )
+        )
+    return json.dumps({"tool": tool, "parameters": parameters}, ensure_ascii=False)
 
 
 def parse_caller(text: str) -> dict[str, Any]:
