@@ -111,13 +111,7 @@ def render_caller(value: dict[str, Any]) -> str:
     parameters = value.get("parameters", {})
     tool = value.get("tool")
     if isinstance(parameters, dict) and tool in REGISTRY:
-        order = list(REGISTRY.get(tool).parameters["properties"])
-        parameters = dict(
-            sorted(
-                parameters.items(),
-                key=lambda item: (item[0] not in order, order.index(item[0]) if item[0] in order else 0),
-            )
-        )
+        parameters = REGISTRY.get(tool).ordered(parameters)
     return json.dumps({"tool": tool, "parameters": parameters}, ensure_ascii=False)
 
 

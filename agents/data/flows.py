@@ -85,9 +85,7 @@ def call(tool: str, **parameters: Any) -> dict[str, Any]:
     """A tool call with its parameters in schema order (the order constrained decoding feeds them)."""
     from agents.tools import REGISTRY
 
-    order = list(REGISTRY.get(tool).parameters["properties"])
-    ordered = dict(sorted(parameters.items(), key=lambda item: order.index(item[0]) if item[0] in order else 99))
-    return {"tool": tool, "parameters": ordered}
+    return {"tool": tool, "parameters": REGISTRY.get(tool).ordered(parameters)}
 
 
 YES = (

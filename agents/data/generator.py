@@ -155,13 +155,10 @@ class Holdout:
         return [t for t in phrasing.TEMPLATE_IDS if t not in self.templates]
 
 
-def _diseases(holdout: Holdout, *, unseen: bool, dietician: bool | None) -> list[Disease]:
-    pool = [d for d in DISEASES if (d.name in holdout.diseases) == unseen]
-    if dietician is True:
-        pool = [d for d in pool if d.specialization == "dietician"]
-    elif dietician is False:
-        pool = [d for d in pool if d.specialization != "dietician"]
-    return pool
+def _diseases(holdout: Holdout, *, unseen: bool, dietician: bool) -> list[Disease]:
+    return [
+        d for d in DISEASES if (d.name in holdout.diseases) == unseen and (d.specialization == "dietician") == dietician
+    ]
 
 
 def plan_specs(
@@ -185,9 +182,8 @@ def plan_specs(
 def _pick_disease(rng: random.Random, category: str, holdout: Holdout, unseen: bool) -> Disease | None:
     if category not in flows.APPOINTMENT_CATEGORIES:
         return None
-    pool = _diseases(holdout, unseen=unseen, dietician=category == "dietician" or None)
+    pool = _diseases(holdout, unseen=unseen, dietician=category == "dietician")
     if category != "dietician":
-        pool = _diseases(holdout, unseen=unseen, dietician=False)
         # Balance specializations: pick one, then a disease of it.
         specialization = rng.choice(sorted({d.specialization for d in pool}))
         pool = [d for d in pool if d.specialization == specialization]
@@ -297,10 +293,10 @@ def _drive(patient, kind, alert, text, flow, holder) -> tuple[list[dict[str, Any
     return export_conversation(conversation), ""
 
 
-def generate_one(spec: Spec, directory: env.Directory, ids: env.Ids, holdout: Holdout) -> tuple[Sample | None, str]:
+def generate_one(spec: Spec, directory: env.Directory, holdout: Holdout) -> tuple[Sample | None, str]:
     """One conversation: build its patient, run the flow, replay it; everything rolled back."""
     rng = random.Random(spec.seed)
-    del ids  # the directory's; a conversation draws its own, so a shard gives the same rows as one process
+    # A conversation draws its own ids (not the directory's): a shard gives the same rows as one process.
     with transaction.atomic():
         patient = env.make_patient(rng, env.Ids(random.Random(f"ids-{spec.seed}")), directory)
         details = system_value(patient.user, patient.now)["user_details"]
@@ -355,7 +351,7 @@ def generate(
     with transaction.atomic():
         directory = env.build_directory(rng, ids, start=start, days=directory_days)
         for spec in specs:
-            sample, problem = generate_one(spec, directory, ids, holdout)
+            sample, problem = generate_one(spec, directory, holdout)
             if sample is None:
                 report.dropped[spec.category] += 1
                 report.reasons[problem[:120]] += 1

@@ -11,7 +11,7 @@ Files (JSONL, one object a line), written as samples arrive so memory stays flat
 ``trajectories.jsonl`` (§6.1.1 trajectories with category and split),
 ``planner_train.jsonl``, ``caller_train.jsonl``, ``test.jsonl`` (both roles),
 ``scenarios_test.jsonl`` (end-to-end cases of the test appointment
-conversations, for ``agent_scenarios``) and ``report.json``.
+conversations, for ``agent_scenarios``); the command adds ``report.json``.
 """
 
 from __future__ import annotations
@@ -103,8 +103,6 @@ class Writer:
             else:
                 self._write(f"{row['role']}_train", row)
 
-    def close(self, report: dict[str, Any]) -> None:
+    def close(self) -> None:
         for handle in self.files.values():
             handle.close()
-        report = {**report, "files": self.counts, "seed": self.seed}
-        (self.directory / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

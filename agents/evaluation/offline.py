@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluation import metrics
+from agents.jsonl import read_jsonl
 from agents.llm.base import ROLES, Message, ModelBackend
 
 CATEGORIES = (
@@ -119,19 +120,10 @@ def load_samples(
     conversations of each category (whole conversations, so Plan F1 still
     holds) and the first
     ``limit`` samples. Raises DatasetError."""
-    path = Path(path)
-    if not path.is_file():
-        raise DatasetError(f"No dataset file at {path}.")
-    samples: list[Sample] = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno}).") from exc
-            samples.append(_sample(number, data))
+    samples = [
+        _sample(number, data)
+        for number, data in read_jsonl(path, error=DatasetError, missing=f"No dataset file at {Path(path)}.")
+    ]
     if categories:
         wanted = set(categories)
         present = {sample.category for sample in samples}

@@ -55,6 +55,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from agents.jsonl import read_jsonl
 from agents.llm.base import ModelBackend
 from agents.models import Conversation
 from agents.tools.errors import NotFound
@@ -172,19 +173,10 @@ def _case(line: int, data: Any) -> Case:
 
 def load_cases(path: str | Path, *, limit: int | None = None) -> list[Case]:
     """The cases of a JSONL file (every line checked). Raises CaseError naming the line."""
-    path = Path(path)
-    if not path.is_file():
-        raise CaseError(f"No cases file at {path}.")
-    cases = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CaseError(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno}).") from exc
-            cases.append(_case(number, data))
+    cases = [
+        _case(number, data)
+        for number, data in read_jsonl(path, error=CaseError, missing=f"No cases file at {Path(path)}.")
+    ]
     return cases[:limit] if limit is not None else cases
 
 

@@ -91,6 +91,11 @@ class Tool:
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
 
+    def ordered(self, parameters: dict[str, Any]) -> dict[str, Any]:
+        """``parameters`` in the schema's order (unknown keys last): the order the caller is trained on."""
+        order = {name: position for position, name in enumerate(self.parameters["properties"])}
+        return dict(sorted(parameters.items(), key=lambda item: order.get(item[0], len(order))))
+
     def validate(self, arguments: Any) -> None:
         """Raise InvalidArguments unless ``arguments`` satisfy the schema (all problems, one message)."""
         if not isinstance(arguments, dict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import sys
@@ -47,7 +48,7 @@ class Command(BaseCommand):
             help="Share of appointment test conversations with diseases and phrasings held out of training.",
         )
         parser.add_argument("--workers", type=int, default=1, help="Parallel processes (each on its own SQLite).")
-        parser.add_argument("--shard", help=argparse_suppress())
+        parser.add_argument("--shard", help=argparse.SUPPRESS)  # set by --workers for its processes
 
     def handle(self, *args, out: str, seed: int, train: int, test_per_category: int, unseen_share: float, **options):
         if train < 0 or test_per_category < 0 or not 0 <= unseen_share <= 1 or options["workers"] < 1:
@@ -116,11 +117,5 @@ class Command(BaseCommand):
 
         for sample in generate(specs, seed=seed, holdout=holdout, report=report, on_progress=advance):
             writer.add(sample)
-        writer.close(report.as_dict())
+        writer.close()
         return {**report.as_dict(), "files": dict(writer.counts)}, writer.counts
-
-
-def argparse_suppress():
-    import argparse
-
-    return argparse.SUPPRESS
