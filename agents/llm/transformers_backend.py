@@ -11,9 +11,12 @@ prompt is kept per role and reused up to the longest token-exact common prefix.
 A cache is only ever reused under the adapter it was computed with: a LoRA
 changes the keys and values.
 
-Both roles generate as little as possible: the planner's tags are fed and only
-its reason and action are generated (capped); the caller's call is decoded
-under its tool's JSON Schema (agents.llm.constrained).
+Decoding is greedy, with guessed continuations checked in one forward pass
+(agents.llm.decoding): the same tokens as plain greedy, in fewer passes. A
+trained adapter writes its answer freely; the structured planner (tags fed,
+reason and action capped) and the schema-constrained caller
+(agents.llm.constrained) are the fallback when that answer does not parse, and
+the way the plain base model answers.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 
 from django.conf import settings
 
-from agents.llm import model_store
+from agents.llm import decoding, model_store
 from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
 
 # Generation caps per role: a planner step is a short reason and one action; a
@@ -70,6 +73,7 @@ class TransformersBackend(ModelBackend):
         prefix_cache: bool = True,
         constrained_caller: bool = True,
         structured_planner: bool = True,
+        draft_tokens: int = decoding.DRAFT_TOKENS,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -78,6 +82,11 @@ class TransformersBackend(ModelBackend):
         self.prefix_cache = prefix_cache
         self.constrained_caller = constrained_caller
         self.structured_planner = structured_planner
+        # Guessed tokens checked per forward pass (0: one token per pass, plain greedy).
+        self.draft_tokens = draft_tokens
+        self.decode_stats = decoding.DecodeStats()
+        self._history: dict[str, decoding.History] = {}
+        self._eos_ids = _eos_ids(model, tokenizer)
         # Without a trained adapter the base model needs the worked example.
         self.few_shot = any(name is None for name in self.adapters.values())
         self._lock = threading.Lock()
@@ -188,25 +197,29 @@ class TransformersBackend(ModelBackend):
         *,
         max_new_tokens: int | None = None,
     ) -> tuple[str, int]:
-        import torch
-
+        """Greedy text after ``ids`` (agents.llm.decoding: guesses checked in one pass, same tokens)."""
         cache_key = self.adapters[role] or "base"
         cache = self._reusable_cache(cache_key, ids)
-        criteria = _criteria(self.tokenizer, len(ids), stop, deadline)
-        input_ids = torch.tensor([ids])
-        with self._context(role), torch.inference_mode():
-            output = self.model.generate(
-                input_ids=input_ids,
-                attention_mask=torch.ones_like(input_ids),
-                past_key_values=cache,
+        history = self._history.setdefault(cache_key, decoding.History())
+
+        def done(tokens: list[int]) -> bool:
+            text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+            return any(sequence and sequence in text for sequence in stop)
+
+        with self._context(role):
+            new_tokens = decoding.greedy(
+                self.model,
+                ids,
+                cache,
                 max_new_tokens=max_new_tokens or self.max_new_tokens[role],
-                do_sample=False,
-                stopping_criteria=criteria,
-                pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
+                done=done,
+                eos_ids=self._eos_ids,
+                history=history.answers if self.draft_tokens else (),
+                deadline=deadline,
+                draft_tokens=self.draft_tokens,
+                stats=self.decode_stats,
             )
-        if criteria[-1].hit:
-            raise BackendTimeout("the model ran out of time while generating")
-        new_tokens = output[0, len(ids) :].tolist()
+        history.add(new_tokens)
         if self.prefix_cache:
             self._remember(cache_key, ids, cache)
         return self.tokenizer.decode(new_tokens, skip_special_tokens=True), len(new_tokens)
@@ -269,6 +282,12 @@ def _usable(role: Role, text: str) -> bool:
     return True
 
 
+def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
+    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    ids = configured if isinstance(configured, list) else [configured]
+    return sorted({int(i) for i in [*ids, tokenizer.eos_token_id] if i is not None})
+
+
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     length = 0
     for x, y in zip(a, b, strict=False):
@@ -282,33 +301,6 @@ def _crop(cache: Any, length: int) -> None:
     extra = cache.get_seq_length() - length
     if extra > 0:
         cache.crop(-extra)
-
-
-def _criteria(tokenizer: Any, prompt_length: int, stop: Sequence[str], deadline: float | None) -> Any:
-    from transformers import StoppingCriteria, StoppingCriteriaList
-
-    class StopText(StoppingCriteria):
-        """Stops once the generated text holds a stop sequence (they may span tokens)."""
-
-        def __call__(self, input_ids, scores, **kwargs):
-            import torch
-
-            text = tokenizer.decode(input_ids[0, prompt_length:], skip_special_tokens=True)
-            done = any(sequence and sequence in text for sequence in stop)
-            return torch.full((input_ids.shape[0],), done, dtype=torch.bool)
-
-    class Deadline(StoppingCriteria):
-        """Stops at the wall-clock deadline, so a timed-out call frees the model soon."""
-
-        hit = False
-
-        def __call__(self, input_ids, scores, **kwargs):
-            import torch
-
-            self.hit = self.hit or (deadline is not None and time.monotonic() >= deadline)
-            return torch.full((input_ids.shape[0],), self.hit, dtype=torch.bool)
-
-    return StoppingCriteriaList([StopText(), Deadline()])
 
 
 # --- loading, once per process ------------------------------------------------------------

@@ -47,11 +47,24 @@ class Command(BaseCommand):
         bench.replay(backend, "warm-up", warm_states, timeout)
         rows.append(["warm-up (first calls in the process)", f"{time.perf_counter() - started:.1f} s", "", ""])
 
+        if getattr(backend, "decode_stats", None) is not None:
+            backend.decode_stats.reset()  # count the measured trajectories only
         trajectories = [
             bench.replay(backend, name, bench.load_states(filename), timeout)
             for name, filename in bench.TRAJECTORIES.items()
         ]
         rows += bench.role_rows(trajectories)
+        stats = getattr(backend, "decode_stats", None)
+        if stats is not None and stats.forward_passes:
+            generated = sum(step.completion_tokens for trajectory in trajectories for step in trajectory.steps)
+            rows.append(
+                [
+                    "draft-and-verify decoding (both trajectories)",
+                    f"{stats.forward_passes} forward passes",
+                    f"{stats.accepted} of {stats.drafted} guessed tokens kept",
+                    f"{generated / stats.forward_passes:.2f} tok/pass",
+                ]
+            )
         for trajectory in trajectories:
             generated = sum(step.completion_tokens for step in trajectory.steps)
             rows.append(

@@ -1,0 +1,148 @@
+"""Greedy decoding that checks guessed continuations in one forward pass (draft-and-verify).
+
+On this CPU a forward pass over a dozen tokens costs little more than over one:
+the time goes to per-layer overhead, not arithmetic. The agent's answers are
+also highly predictable: a caller copies ids, names and symptoms from the
+prompt, and planner reasons reuse the phrasing of earlier answers. So each
+step guesses up to ``draft_tokens`` next tokens by looking the last few
+generated tokens up in the prompt and in recent answers (prompt-lookup
+decoding), feeds the guess with the last token, and keeps the longest prefix of
+the guess that matches the model's own greedy choice at every position, plus
+the model's next token after it.
+
+The output is token for token the same as plain greedy decoding: a guessed
+token is only kept where the model's argmax agrees with it. Guesses only
+change how many forward passes it takes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.llm.base import BackendTimeout
+
+# Longest guess checked per forward pass, and the n-gram sizes used to find one.
+DRAFT_TOKENS = 12
+NGRAM_SIZES = (4, 3, 2)
+# Recent answers kept per role as a second place to look guesses up.
+HISTORY_ANSWERS = 64
+
+
+@dataclass
+class DecodeStats:
+    forward_passes: int = 0
+    drafted: int = 0
+    accepted: int = 0
+
+    def reset(self) -> None:
+        self.forward_passes = self.drafted = self.accepted = 0
+
+
+@dataclass
+class History:
+    """Recent answers (token ids) of one role: later answers reuse their phrasing."""
+
+    answers: deque = field(default_factory=lambda: deque(maxlen=HISTORY_ANSWERS))
+
+    def add(self, tokens: Sequence[int]) -> None:
+        if tokens:
+            self.answers.appendleft(list(tokens))
+
+
+def lookup(sequence: Sequence[int], sources: Sequence[Sequence[int]], limit: int) -> list[int]:
+    """The tokens that followed the longest recent match of ``sequence``'s last n-gram in ``sources``.
+
+    ``sequence`` itself is searched first (its own earlier text, then the
+    prompt it extends), then each source in order; the latest occurrence wins.
+    """
+    for size in NGRAM_SIZES:
+        if len(sequence) < size:
+            continue
+        tail = list(sequence[-size:])
+        for source in (sequence, *sources):
+            # Starts before ``stop`` only: in ``sequence`` the tail itself is not a match.
+            stop = len(source) - size if source is sequence else len(source) - size + 1
+            found = _last_occurrence(source, tail, stop)
+            if found is not None:
+                follow = list(source[found + size : found + size + limit])
+                if follow:
+                    return follow
+    return []
+
+
+def _last_occurrence(source: Sequence[int], tail: list[int], stop: int) -> int | None:
+    """Start index of the last occurrence of ``tail`` in ``source`` that starts before ``stop``."""
+    first = tail[0]
+    size = len(tail)
+    for start in range(stop - 1, -1, -1):
+        if source[start] == first and list(source[start : start + size]) == tail:
+            return start
+    return None
+
+
+def greedy(
+    model: Any,
+    prompt: Sequence[int],
+    cache: Any,
+    *,
+    max_new_tokens: int,
+    done: Callable[[list[int]], bool],
+    eos_ids: Sequence[int] = (),
+    history: Sequence[Sequence[int]] = (),
+    deadline: float | None = None,
+    draft_tokens: int = DRAFT_TOKENS,
+    stats: DecodeStats | None = None,
+) -> list[int]:
+    """Greedy continuation of ``prompt``; ``cache`` may already hold a prefix of it.
+
+    Stops after an end-of-sequence token (not returned), when ``done`` says so
+    for the tokens so far, or at ``max_new_tokens``. On return ``cache`` holds
+    the prompt plus every generated token but the last.
+    """
+    import torch
+
+    stats = stats if stats is not None else DecodeStats()
+    held = cache.get_seq_length()
+    pending = list(prompt[held:])  # tokens to feed before the first new one
+    generated: list[int] = []
+    if not pending:
+        raise ValueError("the cache must leave at least one prompt token to feed")
+    eos = set(eos_ids)
+    while True:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise BackendTimeout("the model ran out of time while generating")
+        room = max_new_tokens - len(generated) - 1
+        draft = lookup([*prompt, *generated], history, min(draft_tokens, room)) if generated and room > 0 else []
+        inputs = pending + draft
+        # Logits only where they are read: the last fed token and each guess (the vocabulary
+        # projection of a long new prompt piece would cost more than the rest of the pass).
+        with torch.inference_mode():
+            logits = model(
+                input_ids=torch.tensor([inputs]), past_key_values=cache, use_cache=True, logits_to_keep=len(draft) + 1
+            ).logits[0]
+        stats.forward_passes += 1
+        stats.drafted += len(draft)
+        # choices[i] is the model's token after the last pending token followed by draft[:i].
+        choices = logits.argmax(dim=-1).tolist()
+        accepted = 0
+        while accepted < len(draft) and draft[accepted] == choices[accepted]:
+            accepted += 1
+        stats.accepted += accepted
+        # The cache keeps ``pending`` and the accepted guesses; the rejected ones are dropped.
+        fed = len(pending) + accepted
+        extra = cache.get_seq_length() - (held + fed)
+        if extra > 0:
+            cache.crop(-extra)
+        held += fed
+        new = [*draft[:accepted], choices[accepted]]
+        for token in new:
+            if token in eos:
+                return generated
+            generated.append(token)
+            if len(generated) >= max_new_tokens or done(generated):
+                return generated
+        pending = [generated[-1]]
