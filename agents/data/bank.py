@@ -17,32 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SPECIALIZATIONS: tuple[str, ...] = (
-    "general physician",
-    "cardiologist",
-    "neurologist",
-    "gastroenterologist",
-    "pulmonologist",
-    "dermatologist",
-    "endocrinologist",
-    "orthopedist",
-    "ent",
-    "ophthalmologist",
-    "psychiatrist",
-    "nephrologist",
-    "urologist",
-    "gynecologist",
-    "rheumatologist",
-    "dietician",
-    "allergist",
-    "infectious disease specialist",
-    "vascular surgeon",
-    "general surgeon",
-    "proctologist",
-    "hepatologist",
-    "pediatrician",
-    "oncologist",
-)
+from health import demo_data
+
+# The demo directory's specializations, in its order: the bank covers every one of them.
+SPECIALIZATIONS: tuple[str, ...] = tuple(row.name for row in demo_data.SPECIALIZATIONS)
 
 
 @dataclass(frozen=True)

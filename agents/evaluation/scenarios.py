@@ -243,9 +243,7 @@ def ensure_directory(now=None) -> bool:
     now = now or timezone.now()
     if Slot.objects.free().filter(starts_at__gt=now, specialist__active=True).exists():
         return False
-    result = demo.SeedResult()
-    specialists = demo._seed_directory(result)
-    demo._seed_slots(result, specialists, now=now, days=demo.data.SLOT_DAYS)
+    demo.seed_directory(demo.SeedResult(), now=now)
     return True
 
 

@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.jsonl import read_jsonl
+
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
@@ -67,23 +69,21 @@ class State:
 
 
 def read_samples(path: Path, role: str) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise TrainingError(f"No training data at {path}: run `python manage.py generate_agent_data` first.")
+    missing = f"No training data at {path}: run `python manage.py generate_agent_data` first."
+    try:
+        numbered = list(read_jsonl(path, error=TrainingError, missing=missing))
+    except TrainingError as exc:
+        raise TrainingError(str(exc) if not path.is_file() else f"{path}: {exc}") from exc
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                messages, completion = row["messages"], row["completion"]
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise TrainingError(f"{path}:{number}: not an SFT sample ({exc}).") from exc
-            if row.get("role", role) != role:
-                raise TrainingError(f"{path}:{number}: a {row.get('role')} sample in the {role} data.")
-            if not isinstance(messages, list) or not isinstance(completion, str):
-                raise TrainingError(f"{path}:{number}: 'messages' must be a list and 'completion' a string.")
-            rows.append(row)
+    for number, row in numbered:
+        where = f"{path}: line {number}"
+        if not isinstance(row, dict) or "messages" not in row or "completion" not in row:
+            raise TrainingError(f"{where}: not an SFT sample (it needs 'messages' and 'completion').")
+        if row.get("role", role) != role:
+            raise TrainingError(f"{where}: a {row.get('role')} sample in the {role} data.")
+        if not isinstance(row["messages"], list) or not isinstance(row["completion"], str):
+            raise TrainingError(f"{where}: 'messages' must be a list and 'completion' a string.")
+        rows.append(row)
     if not rows:
         raise TrainingError(f"{path} holds no samples.")
     return rows

@@ -65,13 +65,18 @@ def seed_demo(
     environ = os.environ if environ is None else environ
     result = SeedResult()
     with transaction.atomic():
-        specialists = _seed_directory(result)
-        _seed_slots(result, specialists, now=now, days=days)
+        seed_directory(result, now=now, days=days)
         _seed_ambulances(result)
         demo = _seed_demo_patient(result, now=now, environ=environ)
         _seed_admin(result, environ=environ)
         _seed_device(result, demo)
     return result
+
+
+def seed_directory(result: SeedResult, *, now: dt.datetime, days: int = data.SLOT_DAYS) -> None:
+    """The specializations, specialists and their free slots (idempotent; the evaluation seeds only this)."""
+    specialists = _seed_directory(result)
+    _seed_slots(result, specialists, now=now, days=days)
 
 
 def _seed_directory(result: SeedResult) -> list[Specialist]:

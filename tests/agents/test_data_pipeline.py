@@ -165,7 +165,10 @@ def test_train_adapter_refuses_missing_or_malformed_data(tiny_model_dir, tmp_pat
         call_command("train_adapter", *args, "--data", str(tmp_path / "missing.jsonl"))
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"messages": [], "completion": "x", "role": "caller"}\nnot json\n')
-    with pytest.raises(CommandError, match=r"bad\.jsonl:2"):
+    with pytest.raises(CommandError, match=r"bad\.jsonl: line 2: not valid JSON"):
+        call_command("train_adapter", *args, "--data", str(bad))
+    bad.write_text('{"messages": [], "completion": "x", "role": "caller"}\n["a list"]\n')
+    with pytest.raises(CommandError, match=r"bad\.jsonl: line 2: not an SFT sample"):
         call_command("train_adapter", *args, "--data", str(bad))
 
 
