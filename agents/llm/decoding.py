@@ -21,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from agents.llm.base import BackendTimeout
 
@@ -84,10 +84,49 @@ def _last_occurrence(source: Sequence[int], tail: list[int], stop: int) -> int |
     return None
 
 
+class Target(Protocol):
+    """A model with a key/value cache of one sequence: what draft-and-verify decoding drives."""
+
+    def held(self) -> int:
+        """How many tokens the cache holds."""
+
+    def forward(self, tokens: list[int], keep: int) -> list[int]:
+        """Feed ``tokens`` after the held ones; the greedy next token after each of the last ``keep``."""
+
+    def crop(self, length: int) -> None:
+        """Drop every held token after the first ``length``."""
+
+
+class TorchTarget:
+    """A transformers (or peft) causal LM and its DynamicCache."""
+
+    def __init__(self, model: Any, cache: Any) -> None:
+        self.model = model
+        self.cache = cache
+
+    def held(self) -> int:
+        return self.cache.get_seq_length()
+
+    def forward(self, tokens: list[int], keep: int) -> list[int]:
+        import torch
+
+        # Logits only where they are read: the vocabulary projection of a long new
+        # prompt piece would cost more than the rest of the pass.
+        with torch.inference_mode():
+            output = self.model(
+                input_ids=torch.tensor([tokens]), past_key_values=self.cache, use_cache=True, logits_to_keep=keep
+            )
+        return output.logits[0].argmax(dim=-1).tolist()
+
+    def crop(self, length: int) -> None:
+        extra = self.cache.get_seq_length() - length
+        if extra > 0:
+            self.cache.crop(-extra)
+
+
 def greedy(
-    model: Any,
+    target: Target,
     prompt: Sequence[int],
-    cache: Any,
     *,
     max_new_tokens: int,
     done: Callable[[list[int]], bool],
@@ -97,47 +136,35 @@ def greedy(
     draft_tokens: int = DRAFT_TOKENS,
     stats: DecodeStats | None = None,
 ) -> list[int]:
-    """Greedy continuation of ``prompt``; ``cache`` may already hold a prefix of it.
+    """Greedy continuation of ``prompt``; ``target``'s cache may already hold a prefix of it.
 
     Stops after an end-of-sequence token (not returned), when ``done`` says so
-    for the tokens so far, or at ``max_new_tokens``. On return ``cache`` holds
-    the prompt plus every generated token but the last.
+    for the tokens so far, or at ``max_new_tokens``. On return the cache holds
+    the prompt plus generated tokens (not necessarily the last ones).
     """
-    import torch
-
     stats = stats if stats is not None else DecodeStats()
-    held = cache.get_seq_length()
+    held = target.held()
     pending = list(prompt[held:])  # tokens to feed before the first new one
-    generated: list[int] = []
     if not pending:
         raise ValueError("the cache must leave at least one prompt token to feed")
+    generated: list[int] = []
     eos = set(eos_ids)
     while True:
         if deadline is not None and time.monotonic() >= deadline:
             raise BackendTimeout("the model ran out of time while generating")
         room = max_new_tokens - len(generated) - 1
         draft = lookup([*prompt, *generated], history, min(draft_tokens, room)) if generated and room > 0 else []
-        inputs = pending + draft
-        # Logits only where they are read: the last fed token and each guess (the vocabulary
-        # projection of a long new prompt piece would cost more than the rest of the pass).
-        with torch.inference_mode():
-            logits = model(
-                input_ids=torch.tensor([inputs]), past_key_values=cache, use_cache=True, logits_to_keep=len(draft) + 1
-            ).logits[0]
+        # choices[i] is the model's token after the last pending token followed by draft[:i].
+        choices = target.forward(pending + draft, len(draft) + 1)
         stats.forward_passes += 1
         stats.drafted += len(draft)
-        # choices[i] is the model's token after the last pending token followed by draft[:i].
-        choices = logits.argmax(dim=-1).tolist()
         accepted = 0
         while accepted < len(draft) and draft[accepted] == choices[accepted]:
             accepted += 1
         stats.accepted += accepted
         # The cache keeps ``pending`` and the accepted guesses; the rejected ones are dropped.
-        fed = len(pending) + accepted
-        extra = cache.get_seq_length() - (held + fed)
-        if extra > 0:
-            cache.crop(-extra)
-        held += fed
+        held += len(pending) + accepted
+        target.crop(held)
         new = [*draft[:accepted], choices[accepted]]
         for token in new:
             if token in eos:

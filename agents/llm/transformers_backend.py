@@ -208,9 +208,8 @@ class TransformersBackend(ModelBackend):
 
         with self._context(role):
             new_tokens = decoding.greedy(
-                self.model,
+                decoding.TorchTarget(self.model, cache),
                 ids,
-                cache,
                 max_new_tokens=max_new_tokens or self.max_new_tokens[role],
                 done=done,
                 eos_ids=self._eos_ids,
