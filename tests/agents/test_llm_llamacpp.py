@@ -70,6 +70,9 @@ def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_m
     from agents.trajectory import parse_caller, parse_planner
 
     settings.AGENT_BACKEND = "llamacpp"
+    settings.AGENT_BASE_MODEL = ""  # the default base, so the committed adapters load
+    settings.AGENT_PLANNER_ADAPTER = settings.AGENT_CALLER_ADAPTER = ""
+    settings.MODEL_CACHE_DIR = default_model_dir.parent
     backend = llamacpp_backend.configured()
     assert not backend.few_shot
     states = bench.load_states("d1_appointment_generic.json")
