@@ -28,7 +28,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from agents.llm import decoding, gguf_lora, model_store
-from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
+from agents.llm.base import ROLES, BackendError, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
 
 MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 192}
 # Tokens per role's sequence; the longest conversations stay well under it.
@@ -125,7 +125,7 @@ class _Runner:
                 batch.logits[i] = start + i >= len(tokens) - keep
             status = api.llama_decode(self.context, batch)
             if status != 0:
-                raise BackendTimeout(f"llama.cpp could not decode ({status}): the context may be full")
+                raise BackendError(f"llama.cpp could not decode ({status}): the context may be full")
             last_chunk = chunk
         outputs = min(keep, len(last_chunk))
         choices = []
@@ -189,7 +189,7 @@ class LlamaCppBackend(ModelBackend):
         try:
             ids = self.prompt_ids(messages)
             if len(ids) + MAX_NEW_TOKENS[role] > SEQUENCE_TOKENS:
-                raise BackendTimeout(f"the prompt ({len(ids)} tokens) does not fit the model's context")
+                raise BackendError(f"the conversation ({len(ids)} tokens) is too long for the model's context")
             self.runner.activate(role)
             sequence = self._sequences[role]
             # Reuse the longest token-exact prefix of this role's last prompt; feed at least one token.
