@@ -22,9 +22,32 @@ class DateRange(TypedDict, total=False):
 
 
 def split_symptoms(text: str) -> list[str]:
-    """``"fatigue, chills and body aches"`` -> ``["fatigue", "chills", "body aches"]``."""
-    parts = re.split(r",|;|\band\b|\n", text)
-    return [" ".join(part.split()) for part in parts if part.strip()]
+    """``"fatigue, chills and body aches"`` -> ``["fatigue", "chills", "body aches"]``.
+
+    A list of symptoms is a set: a symptom named twice is kept once, and a word
+    or phrase repeated back to back is kept once (a small model that loops writes
+    "muscle wasting, muscle wasting, …" or "unexplained unexplained …").
+    """
+    symptoms: list[str] = []
+    seen: set[str] = set()
+    for part in re.split(r",|;|\band\b|\n", text):
+        symptom = " ".join(_collapse_repeats(part.split()))
+        if symptom and symptom.lower() not in seen:
+            seen.add(symptom.lower())
+            symptoms.append(symptom)
+    return symptoms
+
+
+def _collapse_repeats(words: list[str], longest: int = 4) -> list[str]:
+    """Words with back-to-back repeats of a phrase of up to ``longest`` words kept once."""
+    kept: list[str] = []
+    for word in words:
+        kept.append(word)
+        for size in range(1, min(longest, len(kept) // 2) + 1):
+            if kept[-size:] == kept[-2 * size : -size]:
+                del kept[-size:]
+                break
+    return kept
 
 
 def _words(text: str) -> set[str]:
@@ -111,7 +134,7 @@ def match_specialization(ctx: ToolContext, symptoms: str) -> dict:
     """
     from agents import triage
 
-    text = " ".join(symptoms.split())
+    text = ", ".join(split_symptoms(symptoms))
     if not text:
         raise InvalidArguments("symptoms must name at least one symptom.")
     # The user's own words carry more than the extracted list: search with both.

@@ -251,3 +251,19 @@ def test_a_preferred_time_of_day_is_found_beyond_the_first_days(ctx, general_phy
     found = run("get_available_specialists", ctx, symptoms="cough", user_schedule={"time_range": "18:00-20:00"})
 
     assert found["available_slot"] == {"date": f"{evening:%Y-%m-%d}", "time": "19:00-19:30"}
+
+
+def test_stored_symptoms_are_a_set_even_when_the_model_loops(ctx, alice):
+    from health.models import SymptomRecord
+
+    looping = "weight gain, muscle wasting, muscle wasting, Muscle wasting, unexplained unexplained tiredness"
+    assert run("store_symptoms", ctx, user_id=str(alice.pk), symptoms=looping, timestamp="2026-11-20T10:00:00")
+    record = SymptomRecord.objects.get(user=alice)
+    assert record.symptoms == ["weight gain", "muscle wasting", "unexplained tiredness"]
+
+
+def test_triage_reads_a_looping_symptom_list_as_the_clean_one(ctx):
+    clean = run("match_specialization", ctx, symptoms="itchy rash, dry skin")
+    looping = run("match_specialization", ctx, symptoms="itchy rash, dry skin, dry skin, dry skin dry skin, itchy rash")
+    assert looping == clean
+    assert clean["specializations"][0] == "dermatologist"
