@@ -53,6 +53,16 @@ class History:
             self.answers.appendleft(list(tokens))
 
 
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens ``a`` and ``b`` share."""
+    length = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        length += 1
+    return length
+
+
 def lookup(sequence: Sequence[int], sources: Sequence[Sequence[int]], limit: int) -> list[int]:
     """The tokens that followed the longest recent match of ``sequence``'s last n-gram in ``sources``.
 

@@ -28,9 +28,9 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from agents.llm import decoding, gguf_lora, model_store
-from agents.llm.base import ROLES, BackendError, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
+from agents.llm.base import ROLES, BackendError, Role
+from agents.llm.local import MAX_NEW_TOKENS, LocalBackend, eos_ids
 
-MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 192}
 # Tokens per role's sequence; the longest conversations stay well under it.
 SEQUENCE_TOKENS = 4096
 BATCH_TOKENS = 512
@@ -158,82 +158,29 @@ def _quiet(api: Any) -> None:
     api.llama_log_set(sink, ctypes.c_void_p(0))
 
 
-class LlamaCppBackend(ModelBackend):
+class LlamaCppBackend(LocalBackend):
     """Planner and caller through llama.cpp on one loaded base; thread-safe (one generation at a time)."""
 
     name = "llamacpp"
 
-    def __init__(self, runner: _Runner, tokenizer: Any, eos_ids: Sequence[int]) -> None:
-        self.runner = runner
-        self.tokenizer = tokenizer
-        self.eos_ids = list(eos_ids)
-        self.few_shot = any(role not in runner.adapters for role in ROLES)
+    def __init__(self, runner: _Runner, tokenizer: Any, eos: Sequence[int]) -> None:
         # No guesses by default: llama.cpp's quantised kernels cost about as much per extra token in a
         # pass as a pass of its own here (1 token 19 ms, 4 tokens 66 ms, 13 tokens 223 ms), so a
         # guess only pays when nearly every guessed token is kept. Measured on the D.1 benchmark:
         # 0 guessed tokens 29.9 s, 2: 32.3 s, 4: 36.7 s.
-        self.draft_tokens = 0
-        self.decode_stats = decoding.DecodeStats()
+        super().__init__(tokenizer, eos, draft_tokens=0)
+        self.runner = runner
+        self.few_shot = any(role not in runner.adapters for role in ROLES)
         self._sequences = {role: _Sequence(runner, index) for index, role in enumerate(ROLES)}
-        self._history = {role: decoding.History() for role in ROLES}
-        self._lock = threading.Lock()
-        self.load_seconds = 0.0
 
-    def generate(
-        self, role: Role, messages: Sequence[Message], stop: Sequence[str] = (), *, timeout: float | None = None
-    ) -> Generation:
-        started = time.perf_counter()
-        deadline = None if timeout is None else time.monotonic() + timeout
-        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
-            raise BackendTimeout(f"the model stayed busy for {timeout:g} s")
-        try:
-            ids = self.prompt_ids(messages)
-            if len(ids) + MAX_NEW_TOKENS[role] > SEQUENCE_TOKENS:
-                raise BackendError(f"the conversation ({len(ids)} tokens) is too long for the model's context")
-            self.runner.activate(role)
-            sequence = self._sequences[role]
-            # Reuse the longest token-exact prefix of this role's last prompt; feed at least one token.
-            sequence.crop(min(_common_prefix(sequence.tokens, ids), len(ids) - 1))
-
-            def done(tokens: list[int]) -> bool:
-                text = self.tokenizer.decode(tokens, skip_special_tokens=True)
-                return any(mark and mark in text for mark in stop)
-
-            tokens = decoding.greedy(
-                sequence,
-                ids,
-                max_new_tokens=MAX_NEW_TOKENS[role],
-                done=done,
-                eos_ids=self.eos_ids,
-                history=self._history[role].answers if self.draft_tokens else (),
-                deadline=deadline,
-                draft_tokens=self.draft_tokens,
-                stats=self.decode_stats,
-            )
-            self._history[role].add(tokens)
-        finally:
-            self._lock.release()
-        text = self.tokenizer.decode(tokens, skip_special_tokens=True)
-        return Generation(
-            text=cut_at_stop(text, stop),
-            prompt_tokens=len(ids),
-            completion_tokens=len(tokens),
-            latency_ms=int((time.perf_counter() - started) * 1000),
-        )
-
-    def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
-        chat = [{"role": message.role, "content": message.content} for message in messages]
-        text = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    length = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        length += 1
-    return length
+    def _answer(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
+        if len(ids) + MAX_NEW_TOKENS[role] > SEQUENCE_TOKENS:
+            raise BackendError(f"the conversation ({len(ids)} tokens) is too long for the model's context")
+        self.runner.activate(role)
+        sequence = self._sequences[role]
+        # Reuse the longest token-exact prefix of this role's last prompt; feed at least one token.
+        sequence.crop(min(decoding.common_prefix(sequence.tokens, ids), len(ids) - 1))
+        return self._decode(sequence, ids, stop, deadline, history_key=role, max_new_tokens=MAX_NEW_TOKENS[role])
 
 
 def exported_lora(adapter_dir: Path, *, heads: int, kv_heads: int) -> Path:
@@ -279,7 +226,6 @@ def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
         for role, path in adapters.items()
     }
     runner = _Runner(gguf, loras, settings.AGENT_TORCH_THREADS)
-    eos = sorted({i for i in (tokenizer.eos_token_id, getattr(config, "eos_token_id", None)) if isinstance(i, int)})
-    backend = LlamaCppBackend(runner, tokenizer, eos)
+    backend = LlamaCppBackend(runner, tokenizer, eos_ids(tokenizer, getattr(config, "eos_token_id", None)))
     backend.load_seconds = time.perf_counter() - started
     return backend

@@ -32,11 +32,9 @@ from typing import Any
 from django.conf import settings
 
 from agents.llm import decoding, model_store
-from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
+from agents.llm.base import ROLES, Role, cut_at_stop
+from agents.llm.local import MAX_NEW_TOKENS, LocalBackend, eos_ids
 
-# Generation caps per role: a planner step is a short reason and one action; a
-# free-form caller writes one JSON call. A trained adapter answers well inside both.
-MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 192}
 # The structured planner's caps: a reason is a short clause, an action one sentence.
 PLANNER_REASON_TOKENS = 24
 PLANNER_ACTION_TOKENS = 32
@@ -58,7 +56,7 @@ class _Prefix:
     cache: Any  # a DynamicCache holding exactly ``ids``
 
 
-class TransformersBackend(ModelBackend):
+class TransformersBackend(LocalBackend):
     """Planner and caller on one loaded base model; thread-safe (one generation at a time)."""
 
     name = "transformers"
@@ -75,60 +73,27 @@ class TransformersBackend(ModelBackend):
         structured_planner: bool = True,
         draft_tokens: int = decoding.DRAFT_TOKENS,
     ) -> None:
+        configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+        super().__init__(tokenizer, eos_ids(tokenizer, configured), draft_tokens=draft_tokens)
         self.model = model
-        self.tokenizer = tokenizer
         self.adapters: dict[Role, str | None] = {role: adapters.get(role) for role in ROLES}
         self.max_new_tokens = dict(max_new_tokens)
         self.prefix_cache = prefix_cache
         self.constrained_caller = constrained_caller
         self.structured_planner = structured_planner
-        # Guessed tokens checked per forward pass (0: one token per pass, plain greedy).
-        self.draft_tokens = draft_tokens
-        self.decode_stats = decoding.DecodeStats()
-        self._history: dict[str, decoding.History] = {}
-        self._eos_ids = _eos_ids(model, tokenizer)
         # Without a trained adapter the base model needs the worked example.
         self.few_shot = any(name is None for name in self.adapters.values())
-        self._lock = threading.Lock()
         self._prefixes: dict[str, list[_Prefix]] = {}
         self._constrained: Any = None
-        self.load_seconds = 0.0
         # Prompt tokens the last call took from the prefix cache (the benchmark shows it).
         self.last_reused_tokens = 0
-
-    # --- the interface ------------------------------------------------------------
-
-    def generate(
-        self,
-        role: Role,
-        messages: Sequence[Message],
-        stop: Sequence[str] = (),
-        *,
-        timeout: float | None = None,
-    ) -> Generation:
-        """Greedy text for ``role``; raises BackendTimeout when ``timeout`` seconds pass first."""
-        started = time.perf_counter()
-        deadline = None if timeout is None else time.monotonic() + timeout
-        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
-            raise BackendTimeout(f"the model stayed busy for {timeout:g} s")
-        try:
-            ids = self.prompt_ids(messages)
-            self._activate(role)
-            text, completion_tokens = self._answer(role, ids, stop, deadline)
-        finally:
-            self._lock.release()
-        return Generation(
-            text=cut_at_stop(text, stop),
-            prompt_tokens=len(ids),
-            completion_tokens=completion_tokens,
-            latency_ms=int((time.perf_counter() - started) * 1000),
-        )
 
     def _answer(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
         """A trained adapter writes its answer freely, token for token as it was trained (feeding the
         format's fixed text in pieces would split tokens differently from training); the structured
         planner and the schema-constrained caller are the fallback when that answer does not parse,
         and the way a base model without adapters answers."""
+        self._activate(role)
         guided = (role == "caller" and self.constrained_caller) or (role == "planner" and self.structured_planner)
         spent = 0
         if self.adapters[role] is not None or not guided:
@@ -140,13 +105,6 @@ class TransformersBackend(ModelBackend):
         else:
             text, generated = self._structured_plan(ids, deadline)
         return text, spent + generated
-
-    def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
-        """The token ids of ``messages`` in the model's chat template, ready for the assistant's turn."""
-        chat = [{"role": message.role, "content": message.content} for message in messages]
-        text = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-        # The template already holds any BOS text; adding special tokens would double it.
-        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     # --- adapters -----------------------------------------------------------------
 
@@ -200,28 +158,18 @@ class TransformersBackend(ModelBackend):
         """Greedy text after ``ids`` (agents.llm.decoding: guesses checked in one pass, same tokens)."""
         cache_key = self.adapters[role] or "base"
         cache = self._reusable_cache(cache_key, ids)
-        history = self._history.setdefault(cache_key, decoding.History())
-
-        def done(tokens: list[int]) -> bool:
-            text = self.tokenizer.decode(tokens, skip_special_tokens=True)
-            return any(sequence and sequence in text for sequence in stop)
-
         with self._context(role):
-            new_tokens = decoding.greedy(
+            answer = self._decode(
                 decoding.TorchTarget(self.model, cache),
                 ids,
+                stop,
+                deadline,
+                history_key=cache_key,
                 max_new_tokens=max_new_tokens or self.max_new_tokens[role],
-                done=done,
-                eos_ids=self._eos_ids,
-                history=history.answers if self.draft_tokens else (),
-                deadline=deadline,
-                draft_tokens=self.draft_tokens,
-                stats=self.decode_stats,
             )
-        history.add(new_tokens)
         if self.prefix_cache:
             self._remember(cache_key, ids, cache)
-        return self.tokenizer.decode(new_tokens, skip_special_tokens=True), len(new_tokens)
+        return answer
 
     def _reusable_cache(self, key: str, ids: list[int]) -> Any:
         """A fresh cache holding the longest token-exact prefix of ``ids`` seen before under ``key``."""
@@ -229,7 +177,7 @@ class TransformersBackend(ModelBackend):
 
         best, best_length = None, 0
         for entry in self._prefixes.get(key, []) if self.prefix_cache else []:
-            length = _common_prefix(entry.ids, ids)
+            length = decoding.common_prefix(entry.ids, ids)
             if length > best_length:
                 best, best_length = entry, length
         # At least one prompt token must go through the model to give logits.
@@ -279,21 +227,6 @@ def _usable(role: Role, text: str) -> bool:
     except ModelOutputError:
         return False
     return True
-
-
-def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
-    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-    ids = configured if isinstance(configured, list) else [configured]
-    return sorted({int(i) for i in [*ids, tokenizer.eos_token_id] if i is not None})
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    length = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        length += 1
-    return length
 
 
 def _crop(cache: Any, length: int) -> None:

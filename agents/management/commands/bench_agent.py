@@ -38,10 +38,12 @@ class Command(BaseCommand):
         except ImproperlyConfigured as exc:
             raise CommandError(str(exc)) from exc
         load_seconds = time.perf_counter() - started
-        loaded_from = {
-            "transformers": lambda: model_store.base_model_dir(),
-            "llamacpp": lambda: model_store.gguf_path(),
-        }.get(choice, lambda: settings.AGENT_OPENAI_BASE_URL)()
+        if choice == "transformers":
+            loaded_from = model_store.base_model_dir()
+        elif choice == "llamacpp":
+            loaded_from = model_store.gguf_path()
+        else:
+            loaded_from = settings.AGENT_OPENAI_BASE_URL
         rows.append([f"load ({choice}, this process)", f"{load_seconds:.1f} s", "", ""])
 
         # The first call pays one-time costs (kernels, the constrained caller's vocabulary scan).
