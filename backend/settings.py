@@ -230,6 +230,9 @@ AGENT_BACKEND = env_choice("AGENT_BACKEND", "transformers", ("transformers", "ll
 AGENT_BASE_MODEL = env_str("AGENT_BASE_MODEL")
 AGENT_PLANNER_ADAPTER = env_str("AGENT_PLANNER_ADAPTER")
 AGENT_CALLER_ADAPTER = env_str("AGENT_CALLER_ADAPTER")
+# llama.cpp: "merged" runs one copy of the base per role with its adapter merged in (the plain base's
+# speed; written once under DATA_DIR); "lora" runs one base with both adapters applied on the fly.
+AGENT_LLAMACPP_ADAPTERS = env_choice("AGENT_LLAMACPP_ADAPTERS", "merged", ("merged", "lora"))
 AGENT_OPENAI_BASE_URL = env_str("AGENT_OPENAI_BASE_URL")
 AGENT_OPENAI_API_KEY = env_str("AGENT_OPENAI_API_KEY")
 # Served model (or LoRA adapter) names for each role on the OpenAI-compatible server.

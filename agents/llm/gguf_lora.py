@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 # peft module name -> llama.cpp tensor name
 TENSOR_NAMES = {
@@ -42,9 +43,11 @@ def permute(weights, heads: int):
     return weights.reshape(heads, 2, rows // heads // 2, *weights.shape[1:]).swapaxes(1, 2).reshape(weights.shape)
 
 
-def export(adapter_dir: Path, out: Path, *, heads: int, kv_heads: int) -> Path:
-    """Write ``adapter_dir`` (peft, safetensors) as a llama.cpp LoRA GGUF at ``out``; returns ``out``."""
-    import gguf
+def read_adapter(adapter_dir: Path, *, heads: int, kv_heads: int) -> tuple[float, dict[str, dict[str, Any]]]:
+    """The adapter's alpha and, per llama.cpp weight name, its ``a`` (rank x in) and ``b`` (out x rank).
+
+    ``b`` of the query and key projections is already in the GGUF base's rotary row order.
+    """
     from safetensors.numpy import load_file
 
     config_path = adapter_dir / "adapter_config.json"
@@ -54,26 +57,37 @@ def export(adapter_dir: Path, out: Path, *, heads: int, kv_heads: int) -> Path:
     config = json.loads(config_path.read_text(encoding="utf-8"))
     if config.get("peft_type") != "LORA":
         raise ExportError(f"{adapter_dir} holds a {config.get('peft_type')} adapter, not a LoRA.")
-    tensors = load_file(str(weights_path))
+    weights: dict[str, dict[str, Any]] = {}
+    for key, tensor in load_file(str(weights_path)).items():
+        match = _KEY.search(key)
+        if match is None or match.group(2) not in TENSOR_NAMES:
+            raise ExportError(f"{key}: not a LoRA weight of a Llama projection llama.cpp knows.")
+        layer, module, part = match.groups()
+        array = tensor.astype("float32")
+        if part == "B" and module in ("q_proj", "k_proj"):
+            array = permute(array, heads if module == "q_proj" else kv_heads)
+        weights.setdefault(f"blk.{layer}.{TENSOR_NAMES[module]}.weight", {})[part.lower()] = array
+    if not weights:
+        raise ExportError(f"{adapter_dir} holds no LoRA weights.")
+    if any(len(pair) != 2 for pair in weights.values()):
+        raise ExportError(f"{adapter_dir}: a LoRA weight lacks its A or B half.")
+    return float(config["lora_alpha"]), weights
+
+
+def export(adapter_dir: Path, out: Path, *, heads: int, kv_heads: int) -> Path:
+    """Write ``adapter_dir`` (peft, safetensors) as a llama.cpp LoRA GGUF at ``out``; returns ``out``."""
+    import gguf
+
+    alpha, weights = read_adapter(adapter_dir, heads=heads, kv_heads=kv_heads)
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = out.with_suffix(".tmp")
     writer = gguf.GGUFWriter(str(temporary), "llama")
     writer.add_string("general.type", "adapter")
     writer.add_string("adapter.type", "lora")
-    writer.add_float32("adapter.lora.alpha", float(config["lora_alpha"]))
-    written = 0
-    for key in sorted(tensors):
-        match = _KEY.search(key)
-        if match is None or match.group(2) not in TENSOR_NAMES:
-            raise ExportError(f"{key}: not a LoRA weight of a Llama projection llama.cpp knows.")
-        layer, module, part = match.groups()
-        array = tensors[key].astype("float32")
-        if part == "B" and module in ("q_proj", "k_proj"):
-            array = permute(array, heads if module == "q_proj" else kv_heads)
-        writer.add_tensor(f"blk.{layer}.{TENSOR_NAMES[module]}.weight.lora_{part.lower()}", array)
-        written += 1
-    if not written:
-        raise ExportError(f"{adapter_dir} holds no LoRA weights.")
+    writer.add_float32("adapter.lora.alpha", alpha)
+    for name in sorted(weights):
+        for part in ("a", "b"):
+            writer.add_tensor(f"{name}.lora_{part}", weights[name][part])
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

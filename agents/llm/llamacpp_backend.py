@@ -27,13 +27,15 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.llm import decoding, gguf_lora, model_store
+from agents.llm import decoding, gguf_lora, gguf_merge, model_store
 from agents.llm.base import ROLES, BackendError, Role
 from agents.llm.local import MAX_NEW_TOKENS, LocalBackend, eos_ids
 
 # Tokens per role's sequence; the longest conversations stay well under it.
 SEQUENCE_TOKENS = 4096
 BATCH_TOKENS = 512
+# Merged weights are stored finer than the base's Q4_1, which would round most of an adapter's deltas away.
+MERGED_TYPE = "Q8_0"
 
 
 class _Sequence:
@@ -61,7 +63,7 @@ class _Sequence:
 class _Runner:
     """The llama.cpp model, context and batch (ctypes); used under the backend's lock."""
 
-    def __init__(self, gguf: Path, loras: Mapping[Role, Path | None], threads: int) -> None:
+    def __init__(self, gguf: Path, loras: Mapping[Role, Path | None], threads: int, sequences: int) -> None:
         import llama_cpp as api
         import numpy
 
@@ -73,10 +75,10 @@ class _Runner:
         if not self.model:
             raise ImproperlyConfigured(f"llama.cpp could not load {gguf}.")
         context_params = api.llama_context_default_params()
-        context_params.n_ctx = SEQUENCE_TOKENS * len(ROLES)
+        context_params.n_ctx = SEQUENCE_TOKENS * sequences
         context_params.n_batch = BATCH_TOKENS
         context_params.n_ubatch = BATCH_TOKENS
-        context_params.n_seq_max = len(ROLES)
+        context_params.n_seq_max = sequences
         context_params.n_threads = threads
         context_params.n_threads_batch = threads
         self.context = api.llama_init_from_model(self.model, context_params)
@@ -96,7 +98,7 @@ class _Runner:
         self.active: Role | None = None
 
     def activate(self, role: Role) -> None:
-        if self.active == role:
+        if self.active == role or not self.adapters:
             return
         api = self.api
         adapter = self.adapters.get(role)
@@ -159,36 +161,57 @@ def _quiet(api: Any) -> None:
 
 
 class LlamaCppBackend(LocalBackend):
-    """Planner and caller through llama.cpp on one loaded base; thread-safe (one generation at a time)."""
+    """Planner and caller through llama.cpp; thread-safe (one generation at a time).
+
+    ``runners`` maps each role to the model it runs on: one model for both roles
+    with the LoRAs switched per call, or one merged model per role.
+    """
 
     name = "llamacpp"
 
-    def __init__(self, runner: _Runner, tokenizer: Any, eos: Sequence[int]) -> None:
+    def __init__(self, runners: Mapping[Role, _Runner], tokenizer: Any, eos: Sequence[int], *, few_shot: bool) -> None:
         # No guesses by default: llama.cpp's quantised kernels cost about as much per extra token in a
         # pass as a pass of its own here (1 token 19 ms, 4 tokens 66 ms, 13 tokens 223 ms), so a
         # guess only pays when nearly every guessed token is kept. Measured on the D.1 benchmark:
         # 0 guessed tokens 29.9 s, 2: 32.3 s, 4: 36.7 s.
         super().__init__(tokenizer, eos, draft_tokens=0)
-        self.runner = runner
-        self.few_shot = any(role not in runner.adapters for role in ROLES)
-        self._sequences = {role: _Sequence(runner, index) for index, role in enumerate(ROLES)}
+        self.runners = dict(runners)
+        self.few_shot = few_shot
+        self._sequences: dict[Role, _Sequence] = {}
+        for role in ROLES:  # each role gets the next free sequence of its model
+            runner = self.runners[role]
+            taken = sum(1 for sequence in self._sequences.values() if sequence.runner is runner)
+            self._sequences[role] = _Sequence(runner, taken)
 
     def _answer(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
         if len(ids) + MAX_NEW_TOKENS[role] > SEQUENCE_TOKENS:
             raise BackendError(f"the conversation ({len(ids)} tokens) is too long for the model's context")
-        self.runner.activate(role)
+        self.runners[role].activate(role)
         sequence = self._sequences[role]
         # Reuse the longest token-exact prefix of this role's last prompt; feed at least one token.
         sequence.crop(min(decoding.common_prefix(sequence.tokens, ids), len(ids) - 1))
         return self._decode(sequence, ids, stop, deadline, history_key=role, max_new_tokens=MAX_NEW_TOKENS[role])
 
 
+def _digest(adapter_dir: Path) -> str:
+    return hashlib.sha1((adapter_dir / "adapter_model.safetensors").read_bytes()).hexdigest()[:12]
+
+
 def exported_lora(adapter_dir: Path, *, heads: int, kv_heads: int) -> Path:
     """The adapter as a llama.cpp LoRA GGUF under DATA_DIR, exported once per adapter content."""
-    digest = hashlib.sha1((adapter_dir / "adapter_model.safetensors").read_bytes()).hexdigest()[:12]
-    out = Path(settings.DATA_DIR) / "model-cache" / "lora" / f"{adapter_dir.name}-{digest}.gguf"
+    out = Path(settings.DATA_DIR) / "model-cache" / "lora" / f"{adapter_dir.name}-{_digest(adapter_dir)}.gguf"
     if not out.is_file():
         gguf_lora.export(adapter_dir, out, heads=heads, kv_heads=kv_heads)
+    return out
+
+
+def merged_model(base: Path, adapter_dir: Path, *, heads: int, kv_heads: int) -> Path:
+    """The base with the adapter merged in, as a GGUF under DATA_DIR, written once per base and adapter."""
+    base_digest = hashlib.sha1(f"{base.resolve()}:{base.stat().st_size}".encode()).hexdigest()[:8]
+    name = f"{adapter_dir.name}-{_digest(adapter_dir)}-{base_digest}-{MERGED_TYPE}.gguf"
+    out = Path(settings.DATA_DIR) / "model-cache" / "merged" / name
+    if not out.is_file():
+        gguf_merge.merge(base, adapter_dir, out, heads=heads, kv_heads=kv_heads, qtype=MERGED_TYPE)
     return out
 
 
@@ -206,7 +229,7 @@ def configured() -> LlamaCppBackend:
     model_store.offline()
     gguf = model_store.gguf_path()
     adapters = model_store.adapter_dirs()
-    key = (str(gguf), *(str(adapters.get(role) or "") for role in ROLES))
+    key = (str(gguf), settings.AGENT_LLAMACPP_ADAPTERS, *(str(adapters.get(role) or "") for role in ROLES))
     with _load_lock:
         if key not in _loaded:
             _loaded[key] = _build(gguf, adapters)
@@ -221,11 +244,21 @@ def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
     config = AutoConfig.from_pretrained(model_dir, local_files_only=True)
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
     heads, kv_heads = config.num_attention_heads, config.num_key_value_heads
-    loras = {
-        role: None if path is None else exported_lora(path, heads=heads, kv_heads=kv_heads)
-        for role, path in adapters.items()
-    }
-    runner = _Runner(gguf, loras, settings.AGENT_TORCH_THREADS)
-    backend = LlamaCppBackend(runner, tokenizer, eos_ids(tokenizer, getattr(config, "eos_token_id", None)))
+    threads = settings.AGENT_TORCH_THREADS
+    few_shot = any(adapters.get(role) is None for role in ROLES)
+    if settings.AGENT_LLAMACPP_ADAPTERS == "merged" and not few_shot:
+        runners = {
+            role: _Runner(merged_model(gguf, adapters[role], heads=heads, kv_heads=kv_heads), {}, threads, 1)
+            for role in ROLES
+        }
+    else:
+        loras = {
+            role: None if path is None else exported_lora(path, heads=heads, kv_heads=kv_heads)
+            for role, path in adapters.items()
+        }
+        shared = _Runner(gguf, loras, threads, len(ROLES))
+        runners = {role: shared for role in ROLES}
+    eos = eos_ids(tokenizer, getattr(config, "eos_token_id", None))
+    backend = LlamaCppBackend(runners, tokenizer, eos, few_shot=few_shot)
     backend.load_seconds = time.perf_counter() - started
     return backend

@@ -53,6 +53,8 @@ class Config:
     save_every: int = 50
     max_minutes: float | None = None
     resume: bool = False
+    # Start from these trained LoRA weights (a fresh optimizer and schedule) instead of a new adapter.
+    init_from: Path | None = None
     limit_conversations: int | None = None
 
 
@@ -178,6 +180,11 @@ def train(config: Config, *, log=print) -> State:
         saved = json.loads((checkpoint / "state.json").read_text())
         state = State(**{**saved, "losses": [tuple(x) for x in saved["losses"]]})
         log(f"resuming from step {state.step}")
+    elif config.init_from is not None:
+        if not (config.init_from / "adapter_config.json").is_file():
+            raise TrainingError(f"{config.init_from} is not a trained adapter (no adapter_config.json).")
+        model = PeftModel.from_pretrained(model, str(config.init_from), is_trainable=True)
+        log(f"starting from the adapter in {config.init_from}")
     else:
         lora = LoraConfig(
             r=config.rank,
@@ -292,6 +299,7 @@ def _save_final(model, config: Config, state: State, samples: int, sequences: in
         "tokens_seen": state.tokens_seen,
         "wall_seconds": round(state.seconds, 1),
         "seed": config.seed,
+        "init_from": str(config.init_from) if config.init_from else None,
         "threads": config.threads,
         "loss_curve": state.losses[:: max(1, len(state.losses) // 50)] + state.losses[-1:],
     }

@@ -159,6 +159,26 @@ def test_train_adapter_saves_checkpoints_and_resumes(tiny_model_dir, tmp_path, d
     assert all(loss == loss for _, loss in info["loss_curve"])  # no NaN
 
 
+def test_train_adapter_can_start_from_a_trained_adapter(tiny_model_dir, tmp_path, dataset):
+    from safetensors.numpy import load_file
+
+    common = ["--role", "planner", "--data", str(dataset / "planner_train.jsonl"), "--base-model", str(tiny_model_dir)]
+    common += ["--batch-size", "1", "--threads", "1", "--limit-conversations", "3"]
+    first, second = tmp_path / "first", tmp_path / "second"
+    call_command("train_adapter", *common, "--steps", "2", "--out", str(first))
+    with pytest.raises(CommandError, match="not a trained adapter"):
+        call_command("train_adapter", *common, "--steps", "1", "--out", str(second), "--init-from", str(tmp_path))
+    call_command("train_adapter", *common, "--steps", "1", "--out", str(second), "--init-from", str(first))
+    info = json.loads((second / "training.json").read_text())
+    assert info["steps"] == 1 and info["init_from"] == str(first)
+    before = load_file(str(first / "adapter_model.safetensors"))
+    after = load_file(str(second / "adapter_model.safetensors"))
+    assert before.keys() == after.keys()
+    # lora_B starts at zero in a new adapter; here it starts from the first run's and moves on from it.
+    key = next(k for k in before if "lora_B" in k)
+    assert before[key].any() and not (after[key] == before[key]).all()
+
+
 def test_train_adapter_refuses_missing_or_malformed_data(tiny_model_dir, tmp_path):
     args = ["--role", "caller", "--base-model", str(tiny_model_dir), "--out", str(tmp_path / "o")]
     with pytest.raises(CommandError, match="No training data"):

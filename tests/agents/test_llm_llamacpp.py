@@ -62,7 +62,8 @@ def test_exporting_something_that_is_not_a_lora_is_refused(tmp_path):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is optional (make llama)")
-def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_model_dir):
+@pytest.mark.parametrize("adapters", ["merged", "lora"])
+def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_model_dir, adapters):
     from agents.llm import bench, llamacpp_backend
     from agents.prompts import build_messages
     from agents.runtime import STOP
@@ -73,8 +74,11 @@ def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_m
     settings.AGENT_BASE_MODEL = ""  # the default base, so the committed adapters load
     settings.AGENT_PLANNER_ADAPTER = settings.AGENT_CALLER_ADAPTER = ""
     settings.MODEL_CACHE_DIR = default_model_dir.parent
+    settings.AGENT_LLAMACPP_ADAPTERS = adapters
     backend = llamacpp_backend.configured()
     assert not backend.few_shot
+    # merged: one model per role; lora: both roles on one model
+    assert (backend.runners["planner"] is backend.runners["caller"]) == (adapters == "lora")
     states = bench.load_states("d1_appointment_generic.json")
     steps = [(i, state["from"]) for i, state in enumerate(states) if state["from"] in ("planner", "caller")]
     for index, role in steps[:3]:  # planner, caller, planner: the second planner step reuses its cache
@@ -85,3 +89,90 @@ def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_m
         else:
             call = parse_caller(generation.text)
             REGISTRY.get(call["tool"]).validate(call["parameters"])
+
+
+def _tiny_base(path: Path) -> None:
+    """A two-weight Llama GGUF in the default base's layout (Q4_1 projections, F32 norm)."""
+    import gguf
+
+    rng = np.random.default_rng(0)
+    weights = {
+        "blk.0.attn_q.weight": rng.normal(size=(8, 64)).astype("float32"),
+        "blk.0.ffn_down.weight": rng.normal(size=(64, 32)).astype("float32"),
+    }
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_uint32("llama.block_count", 1)
+    writer.add_string("tokenizer.chat_template", "{{ messages }}")
+    for name, array in weights.items():
+        data = gguf.quants.quantize(array, gguf.GGMLQuantizationType.Q4_1)
+        writer.add_tensor(name, data, raw_shape=data.shape, raw_dtype=gguf.GGMLQuantizationType.Q4_1)
+    writer.add_tensor("blk.0.attn_norm.weight", np.arange(64, dtype="float32"))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
+def _tiny_adapter(directory: Path, modules: dict[str, tuple[int, int]]) -> dict[str, np.ndarray]:
+    from safetensors.numpy import save_file
+
+    rng = np.random.default_rng(1)
+    tensors = {}
+    for module, (rows, cols) in modules.items():
+        group = "self_attn" if module.endswith(("q_proj", "k_proj")) else "mlp"
+        prefix = f"base_model.model.model.layers.0.{group}.{module}"
+        tensors[f"{prefix}.lora_A.weight"] = rng.normal(size=(4, cols)).astype("float32")
+        tensors[f"{prefix}.lora_B.weight"] = rng.normal(size=(rows, 4)).astype("float32")
+    directory.mkdir()
+    save_file(tensors, str(directory / "adapter_model.safetensors"))
+    (directory / "adapter_config.json").write_text('{"peft_type": "LORA", "lora_alpha": 8, "r": 4}')
+    return tensors
+
+
+def test_merging_an_adapter_writes_base_plus_scaled_delta_and_copies_the_rest(tmp_path):
+    import gguf
+
+    from agents.llm import gguf_merge
+
+    base = tmp_path / "base.gguf"
+    _tiny_base(base)
+    tensors = _tiny_adapter(tmp_path / "adapter", {"q_proj": (8, 64), "down_proj": (64, 32)})
+    out = gguf_merge.merge(base, tmp_path / "adapter", tmp_path / "merged.gguf", heads=2, kv_heads=1)
+
+    source = {tensor.name: tensor for tensor in gguf.GGUFReader(str(base)).tensors}
+    reader = gguf.GGUFReader(str(out))
+    assert reader.fields["tokenizer.chat_template"].contents() == "{{ messages }}"
+    assert reader.fields["llama.block_count"].contents() == 1
+    merged = {tensor.name: tensor for tensor in reader.tensors}
+    assert set(merged) == set(source)
+    assert np.array_equal(np.asarray(merged["blk.0.attn_norm.weight"].data), np.arange(64, dtype="float32"))
+    for name, module, heads in (
+        ("blk.0.attn_q.weight", "self_attn.q_proj", 2),
+        ("blk.0.ffn_down.weight", "mlp.down_proj", 0),
+    ):
+        prefix = f"base_model.model.model.layers.0.{module}"
+        b = tensors[f"{prefix}.lora_B.weight"]
+        if heads:
+            b = gguf_lora.permute(b, heads)  # the GGUF keeps q/k rows in the rotary order
+        expected = (
+            gguf.quants.dequantize(source[name].data, source[name].tensor_type)
+            + 2.0 * b @ tensors[f"{prefix}.lora_A.weight"]
+        )
+        assert merged[name].tensor_type == gguf.GGMLQuantizationType.Q8_0
+        written = gguf.quants.dequantize(merged[name].data, merged[name].tensor_type)
+        step = np.abs(expected).max() / 127
+        assert np.abs(written - expected).max() <= step
+        # The delta survived: the merged weight is nearer the expected one than the plain base is.
+        plain = gguf.quants.dequantize(source[name].data, source[name].tensor_type)
+        assert np.abs(written - expected).mean() < np.abs(plain - expected).mean() / 10
+
+
+def test_merging_refuses_an_adapter_that_does_not_fit_the_base(tmp_path):
+    from agents.llm import gguf_merge
+
+    base = tmp_path / "base.gguf"
+    _tiny_base(base)
+    _tiny_adapter(tmp_path / "adapter", {"v_proj": (8, 64)})
+    with pytest.raises(gguf_lora.ExportError, match=r"no weight blk\.0\.attn_v\.weight"):
+        gguf_merge.merge(base, tmp_path / "adapter", tmp_path / "merged.gguf", heads=2, kv_heads=1)
+    assert not (tmp_path / "merged.gguf").exists() and not (tmp_path / "merged.tmp").exists()

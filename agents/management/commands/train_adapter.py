@@ -33,6 +33,10 @@ class Command(BaseCommand):
         parser.add_argument("--max-minutes", type=float, help="Stop (and save) after this much wall time.")
         parser.add_argument("--limit-conversations", type=int)
         parser.add_argument("--resume", action="store_true", help="Continue from <out>/checkpoint.")
+        parser.add_argument(
+            "--init-from",
+            help="Start from this trained adapter folder (e.g. agents/adapters/planner) with a fresh schedule.",
+        )
 
     def handle(self, *args, role: str, **options) -> None:
         from agents.training.lora import Config, TrainingError, train
@@ -60,6 +64,7 @@ class Command(BaseCommand):
             save_every=options["save_every"],
             max_minutes=options["max_minutes"],
             resume=options["resume"],
+            init_from=Path(options["init_from"]) if options["init_from"] else None,
             limit_conversations=options["limit_conversations"],
         )
         try:
