@@ -95,9 +95,23 @@ def llama_cpp_tokens_per_second(gguf: Path, prompt: str, max_tokens: int, thread
     """llama.cpp's generated tokens/s (prompt included in the time, as ours) on ``prompt``; None if not installed."""
     if importlib.util.find_spec("llama_cpp") is None:
         return None
-    from llama_cpp import Llama
+    import llama_cpp
+    import llama_cpp.llama_cpp as api  # what llama_cpp.Llama calls
 
-    llm = Llama(model_path=str(gguf), n_threads=threads, n_ctx=4096, verbose=False)
+    from agents.llm.llamacpp_backend import EXTRA_BUFFERS
+
+    defaults = api.llama_model_default_params
+
+    def same_buffers():  # the backend's weight buffers, so the two run the same kernels
+        params = defaults()
+        params.use_extra_bufts = EXTRA_BUFFERS
+        return params
+
+    api.llama_model_default_params = same_buffers
+    try:
+        llm = llama_cpp.Llama(model_path=str(gguf), n_threads=threads, n_ctx=4096, verbose=False)
+    finally:
+        api.llama_model_default_params = defaults
     started = time.perf_counter()
     output = llm(prompt, max_tokens=max_tokens, temperature=0.0)
     return output["usage"]["completion_tokens"] / (time.perf_counter() - started)

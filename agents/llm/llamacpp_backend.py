@@ -36,6 +36,9 @@ SEQUENCE_TOKENS = 4096
 BATCH_TOKENS = 512
 # Merged weights are stored finer than the base's Q4_1, which would round most of an adapter's deltas away.
 MERGED_TYPE = "Q8_0"
+# llama.cpp's extra weight buffers (AMX tiles, repacked layouts) crashed llama-cpp-python 0.3.36 built
+# on a CPU with AMX (segmentation fault in the first decode); the plain CPU buffers run everywhere.
+EXTRA_BUFFERS = False
 
 
 class _Sequence:
@@ -71,6 +74,7 @@ class _Runner:
         _quiet(api)
         api.llama_backend_init()
         model_params = api.llama_model_default_params()
+        model_params.use_extra_bufts = EXTRA_BUFFERS
         self.model = api.llama_model_load_from_file(str(gguf).encode(), model_params)
         if not self.model:
             raise ImproperlyConfigured(f"llama.cpp could not load {gguf}.")
