@@ -16,6 +16,7 @@ copy of the base weights there too. The format is the one llama.cpp's own
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ def export(adapter_dir: Path, out: Path, *, heads: int, kv_heads: int) -> Path:
 
     alpha, weights = read_adapter(adapter_dir, heads=heads, kv_heads=kv_heads)
     out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = out.with_suffix(".tmp")
+    temporary = out.with_suffix(f".{os.getpid()}.tmp")  # processes may write the same file at once
     writer = gguf.GGUFWriter(str(temporary), "llama")
     writer.add_string("general.type", "adapter")
     writer.add_string("adapter.type", "lora")

@@ -14,6 +14,7 @@ copied byte for byte.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agents.llm.gguf_lora import ExportError, read_adapter
@@ -29,7 +30,7 @@ def merge(base: Path, adapter_dir: Path, out: Path, *, heads: int, kv_heads: int
     reader = gguf.GGUFReader(str(base))
     architecture = reader.fields["general.architecture"].contents()
     out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = out.with_suffix(".tmp")
+    temporary = out.with_suffix(f".{os.getpid()}.tmp")  # processes may write the same file at once
     writer = gguf.GGUFWriter(str(temporary), architecture)
     for field in reader.fields.values():
         if field.name.startswith("GGUF.") or field.name == "general.architecture":

@@ -175,4 +175,4 @@ def test_merging_refuses_an_adapter_that_does_not_fit_the_base(tmp_path):
     _tiny_adapter(tmp_path / "adapter", {"v_proj": (8, 64)})
     with pytest.raises(gguf_lora.ExportError, match=r"no weight blk\.0\.attn_v\.weight"):
         gguf_merge.merge(base, tmp_path / "adapter", tmp_path / "merged.gguf", heads=2, kv_heads=1)
-    assert not (tmp_path / "merged.gguf").exists() and not (tmp_path / "merged.tmp").exists()
+    assert not (tmp_path / "merged.gguf").exists() and not list(tmp_path.glob("merged*.tmp"))
