@@ -9,6 +9,17 @@ from rest_framework.test import APIClient
 from tests.factories import DeviceFactory, UserFactory
 
 
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each test gets its own channel layer: channels_redis binds a layer's receivers to one event loop,
+    and a receive left pending when an earlier test's loop closed made every later socket test fail."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
 @pytest.fixture
 def alice(db):
     return UserFactory(username="alice", first_name="Alice")
