@@ -89,6 +89,11 @@ def export(adapter_dir: Path, out: Path, *, heads: int, kv_heads: int) -> Path:
     for name in sorted(weights):
         for part in ("a", "b"):
             writer.add_tensor(f"{name}.lora_{part}", weights[name][part])
+    return finish(writer, temporary, out)
+
+
+def finish(writer: Any, temporary: Path, out: Path) -> Path:
+    """Write a filled GGUFWriter to its temporary file and move that into place at ``out``."""
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

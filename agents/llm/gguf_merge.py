@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agents.llm.gguf_lora import ExportError, read_adapter
+from agents.llm.gguf_lora import ExportError, finish, read_adapter
 
 
 def merge(base: Path, adapter_dir: Path, out: Path, *, heads: int, kv_heads: int, qtype: str = "Q8_0") -> Path:
@@ -54,9 +54,4 @@ def merge(base: Path, adapter_dir: Path, out: Path, *, heads: int, kv_heads: int
     missing = set(weights) - merged
     if missing:
         raise ExportError(f"the base has no weight {sorted(missing)[0]} for the adapter ({len(missing)} missing).")
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    temporary.replace(out)
-    return out
+    return finish(writer, temporary, out)
