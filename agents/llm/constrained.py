@@ -30,15 +30,15 @@ MAX_ARRAY_ITEMS = 4
 
 
 class ConstrainedCaller:
-    """Builds tool calls on one model + tokenizer; not thread-safe (the backend serialises calls)."""
+    """Builds tool calls with one tokenizer on any decoding.Target; not thread-safe (the backend
+    serialises calls)."""
 
-    def __init__(self, model: Any, tokenizer: Any) -> None:
-        self.model = model
+    def __init__(self, tokenizer: Any) -> None:
         self.tokenizer = tokenizer
         pieces = [tokenizer.decode([i]) for i in range(len(tokenizer))]
         self.digit_ids = [i for i, s in enumerate(pieces) if s and s.isdigit()]
         self.number_ids = [i for i, s in enumerate(pieces) if s and all(c in "0123456789.-" for c in s)]
-        self.cache: Any = None
+        self.target: Any = None
         self.logits: Any = None
         self.generated = 0
         self.deadline: float | None = None
@@ -46,24 +46,21 @@ class ConstrainedCaller:
     # --- one call -------------------------------------------------------------
 
     def call(
-        self, prompt_ids: Sequence[int], registry: Any, *, cache: Any, deadline: float | None = None
-    ) -> tuple[str, int, Any]:
-        """(the call as JSON text, tokens generated, the cache) for the prompt.
+        self, target: Any, prompt_ids: Sequence[int], registry: Any, *, deadline: float | None = None
+    ) -> tuple[str, int]:
+        """(the call as JSON text, tokens generated) for the prompt.
 
-        ``cache`` may already hold a prefix of the prompt; on return it holds
-        the prompt and the call (the backend crops it back to the prompt).
+        ``target`` (a decoding.Target) may already hold a prefix of the prompt;
+        on return it holds the prompt and the call (the backend crops it back).
         """
-        import torch
-
-        self.cache, self.generated, self.deadline = cache, 0, deadline
-        done = cache.get_seq_length()
-        self._forward(torch.tensor([list(prompt_ids[done:])]))
+        self.target, self.generated, self.deadline = target, 0, deadline
+        self._forward(list(prompt_ids[target.held() :]))
         self.feed('{"tool": "')
         tools = {tool.name: tool for tool in registry}
         name = self.choose(sorted(tools), suffix='"')
         self.feed(', "parameters": ')
         parameters = self.object_value(tools[name].parameters)
-        return json.dumps({"tool": name, "parameters": parameters}, ensure_ascii=False), self.generated, self.cache
+        return json.dumps({"tool": name, "parameters": parameters}, ensure_ascii=False), self.generated
 
     # --- values by schema -------------------------------------------------------
 
@@ -120,25 +117,19 @@ class ConstrainedCaller:
 
     # --- primitives ---------------------------------------------------------------
 
-    def _forward(self, ids: Any) -> None:
-        import torch
-
+    def _forward(self, ids: list[int]) -> None:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise BackendTimeout("the model ran out of time while writing the tool call")
-        with torch.inference_mode():
-            output = self.model(input_ids=ids, past_key_values=self.cache, use_cache=True)
-        self.logits = output.logits[0, -1].float()
+        self.logits = self.target.scores(ids)
 
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def feed(self, text: str) -> None:
         """Append fixed text: one forward pass, nothing generated."""
-        import torch
-
         ids = self._ids(text)
         if ids:
-            self._forward(torch.tensor([ids]))
+            self._forward(ids)
 
     def choose(self, options: Sequence[str], *, suffix: str, fed: bool = False) -> str:
         """The option the model prefers, greedily along the token trie of ``option + suffix``; it is fed.
@@ -146,8 +137,6 @@ class ConstrainedCaller:
         Only tokens where the options branch cost a forward pass each; the
         unambiguous rest is fed in one.
         """
-        import torch
-
         sequences = [self._ids(option + suffix) for option in options]
         alive = list(range(len(options)))
         position = 0
@@ -158,19 +147,17 @@ class ConstrainedCaller:
                 break
             allowed = {sequences[i][position] for i in alive}
             best = max(allowed, key=lambda token: float(self.logits[token]))
-            self._forward(torch.tensor([[best]]))
+            self._forward([best])
             alive = [i for i in alive if sequences[i][position] == best]
             position += 1
         winner = alive[0]
         rest = sequences[winner][position:]
         if rest:
-            self._forward(torch.tensor([rest]))
+            self._forward(rest)
         return options[winner]
 
     def string(self) -> str:
         """Greedy text up to a quote or newline (capped); the closing quote is fed."""
-        import torch
-
         text = ""
         for _ in range(MAX_STRING_TOKENS):
             token = int(self.logits.argmax())
@@ -186,14 +173,12 @@ class ConstrainedCaller:
                 return text.strip()
             text += piece
             self.generated += 1
-            self._forward(torch.tensor([[token]]))
+            self._forward([token])
         self.feed('"')
         return text.strip()
 
     def number(self, allowed: Sequence[int]) -> str:
         """Digits (and ``.``/``-`` for numbers) while the model prefers them over ending the value."""
-        import torch
-
         enders = [i for i in (self._first(","), self._first("}"), self._first("]")) if i is not None]
         text = ""
         for _ in range(MAX_NUMBER_TOKENS):
@@ -202,7 +187,7 @@ class ConstrainedCaller:
                 break
             text += self.tokenizer.decode([best])
             self.generated += 1
-            self._forward(torch.tensor([[best]]))
+            self._forward([best])
         if not text:
             self.feed("0")
         return text or "0"

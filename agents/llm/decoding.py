@@ -103,6 +103,9 @@ class Target(Protocol):
     def forward(self, tokens: list[int], keep: int) -> list[int]:
         """Feed ``tokens`` after the held ones; the greedy next token after each of the last ``keep``."""
 
+    def scores(self, tokens: list[int]) -> Any:
+        """Feed ``tokens`` after the held ones; the next-token scores after the last (1-D, indexable)."""
+
     def crop(self, length: int) -> None:
         """Drop every held token after the first ``length``."""
 
@@ -127,6 +130,15 @@ class TorchTarget:
                 input_ids=torch.tensor([tokens]), past_key_values=self.cache, use_cache=True, logits_to_keep=keep
             )
         return output.logits[0].argmax(dim=-1).tolist()
+
+    def scores(self, tokens: list[int]) -> Any:
+        import torch
+
+        with torch.inference_mode():
+            output = self.model(
+                input_ids=torch.tensor([tokens]), past_key_values=self.cache, use_cache=True, logits_to_keep=1
+            )
+        return output.logits[0, -1].float()
 
     def crop(self, length: int) -> None:
         extra = self.cache.get_seq_length() - length

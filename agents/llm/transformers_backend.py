@@ -12,11 +12,9 @@ A cache is only ever reused under the adapter it was computed with: a LoRA
 changes the keys and values.
 
 Decoding is greedy, with guessed continuations checked in one forward pass
-(agents.llm.decoding): the same tokens as plain greedy, in fewer passes. A
-trained adapter writes its answer freely; the structured planner (tags fed,
-reason and action capped) and the schema-constrained caller
-(agents.llm.constrained) are the fallback when that answer does not parse, and
-the way the plain base model answers.
+(agents.llm.decoding): the same tokens as plain greedy, in fewer passes. The
+structured planner and the schema-constrained caller are the fallback of a
+trained adapter and the way the plain base model answers (agents.llm.local).
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,13 +30,9 @@ from typing import Any
 from django.conf import settings
 
 from agents.llm import decoding, model_store
-from agents.llm.base import ROLES, Role, cut_at_stop
-from agents.llm.local import MAX_NEW_TOKENS, LocalBackend, eos_ids
+from agents.llm.base import ROLES, Role
+from agents.llm.local import MAX_NEW_TOKENS, LocalBackend, T, eos_ids
 
-# The structured planner's caps: a reason is a short clause, an action one sentence.
-PLANNER_REASON_TOKENS = 24
-PLANNER_ACTION_TOKENS = 32
-REASON_STOP = ("</reason>", "<action>", "</action>")
 # Prompts kept per role for prefix reuse: a few conversations can interleave.
 PREFIX_ENTRIES = 4
 # Shorter common prefixes are not worth a cache copy.
@@ -74,39 +68,25 @@ class TransformersBackend(LocalBackend):
         draft_tokens: int = decoding.DRAFT_TOKENS,
     ) -> None:
         configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-        super().__init__(tokenizer, eos_ids(tokenizer, configured), draft_tokens=draft_tokens)
+        super().__init__(
+            tokenizer,
+            eos_ids(tokenizer, configured),
+            draft_tokens=draft_tokens,
+            max_new_tokens=max_new_tokens,
+            constrained_caller=constrained_caller,
+            structured_planner=structured_planner,
+        )
         self.model = model
         self.adapters: dict[Role, str | None] = {role: adapters.get(role) for role in ROLES}
-        self.max_new_tokens = dict(max_new_tokens)
         self.prefix_cache = prefix_cache
-        self.constrained_caller = constrained_caller
-        self.structured_planner = structured_planner
         # Without a trained adapter the base model needs the worked example.
         self.few_shot = any(name is None for name in self.adapters.values())
         self._prefixes: dict[str, list[_Prefix]] = {}
-        self._constrained: Any = None
         # Prompt tokens the last call took from the prefix cache (the benchmark shows it).
         self.last_reused_tokens = 0
 
-    def _answer(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
-        """A trained adapter writes its answer freely, token for token as it was trained (feeding the
-        format's fixed text in pieces would split tokens differently from training); the structured
-        planner and the schema-constrained caller are the fallback when that answer does not parse,
-        and the way a base model without adapters answers."""
-        self._activate(role)
-        guided = (role == "caller" and self.constrained_caller) or (role == "planner" and self.structured_planner)
-        spent = 0
-        if self.adapters[role] is not None or not guided:
-            text, spent = self._generate(role, ids, stop, deadline)
-            if not guided or _usable(role, cut_at_stop(text, stop)):
-                return text, spent
-        if role == "caller":
-            text, generated = self._constrained_call(ids, deadline)
-        else:
-            text, generated = self._structured_plan(ids, deadline)
-        return text, spent + generated
-
-    # --- adapters -----------------------------------------------------------------
+    def _trained(self, role: Role) -> bool:
+        return self.adapters[role] is not None
 
     def _activate(self, role: Role) -> None:
         name = self.adapters[role]
@@ -123,53 +103,15 @@ class TransformersBackend(LocalBackend):
             return self.model.disable_adapter()
         return contextlib.nullcontext()
 
-    # --- free generation --------------------------------------------------------------
-
-    def _structured_plan(self, ids: list[int], deadline: float | None) -> tuple[str, int]:
-        """``<reason>…</reason><action>…</action>`` with the tags fed, not generated, and each part capped.
-
-        The answer always has the planner's format, and the model writes only
-        the reason and the action: fewer tokens, the cost that dominates here.
-        """
-        reason_prompt = ids + self._ids("<reason>")
-        reason, reason_tokens = self._generate(
-            "planner", reason_prompt, REASON_STOP, deadline, max_new_tokens=PLANNER_REASON_TOKENS
-        )
-        reason = cut_at_stop(reason, REASON_STOP).strip()
-        action_prompt = reason_prompt + self._ids(f"{reason}</reason><action>")
-        action, action_tokens = self._generate(
-            "planner", action_prompt, ("</action>",), deadline, max_new_tokens=PLANNER_ACTION_TOKENS
-        )
-        action = cut_at_stop(action, ("</action>",)).strip()
-        return f"<reason>{reason}</reason><action>{action}</action>", reason_tokens + action_tokens
-
-    def _ids(self, text: str) -> list[int]:
-        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def _generate(
-        self,
-        role: Role,
-        ids: list[int],
-        stop: Sequence[str],
-        deadline: float | None,
-        *,
-        max_new_tokens: int | None = None,
-    ) -> tuple[str, int]:
-        """Greedy text after ``ids`` (agents.llm.decoding: guesses checked in one pass, same tokens)."""
+    def _on_target(self, role: Role, ids: list[int], work: Callable[[decoding.Target], T]) -> T:
+        """``work`` on a cache holding the longest reusable prefix; the prompt's cache is kept after."""
         cache_key = self.adapters[role] or "base"
         cache = self._reusable_cache(cache_key, ids)
         with self._context(role):
-            answer = self._decode(
-                decoding.TorchTarget(self.model, cache),
-                ids,
-                stop,
-                deadline,
-                history_key=cache_key,
-                max_new_tokens=max_new_tokens or self.max_new_tokens[role],
-            )
+            result = work(decoding.TorchTarget(self.model, cache))
         if self.prefix_cache:
             self._remember(cache_key, ids, cache)
-        return answer
+        return result
 
     def _reusable_cache(self, key: str, ids: list[int]) -> Any:
         """A fresh cache holding the longest token-exact prefix of ``ids`` seen before under ``key``."""
@@ -195,38 +137,6 @@ class TransformersBackend(LocalBackend):
         entries = self._prefixes.setdefault(key, [])
         entries.insert(0, _Prefix(list(ids), cache))
         del entries[PREFIX_ENTRIES:]
-
-    # --- schema-constrained caller ------------------------------------------------------
-
-    def _constrained_call(self, ids: list[int], deadline: float | None) -> tuple[str, int]:
-        from agents.llm.constrained import ConstrainedCaller
-        from agents.tools import REGISTRY
-
-        if self._constrained is None:
-            self._constrained = ConstrainedCaller(self.model, self.tokenizer)
-        cache_key = self.adapters["caller"] or "base"
-        cache = self._reusable_cache(cache_key, ids)
-        with self._context("caller"):
-            call, generated, prompt_cache = self._constrained.call(ids, REGISTRY, cache=cache, deadline=deadline)
-        if self.prefix_cache:
-            self._remember(cache_key, ids, prompt_cache)
-        return call, generated
-
-
-def _usable(role: Role, text: str) -> bool:
-    """Whether a free answer parses (the planner's) or is a valid call to a real tool (the caller's)."""
-    from agents.tools import REGISTRY, ModelOutputError
-    from agents.trajectory import parse_caller, parse_planner
-
-    try:
-        if role == "planner":
-            parse_planner(text)
-        else:
-            call = parse_caller(text)
-            REGISTRY.get(call["tool"]).validate(call["parameters"])
-    except ModelOutputError:
-        return False
-    return True
 
 
 def _crop(cache: Any, length: int) -> None:

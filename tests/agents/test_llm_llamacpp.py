@@ -91,6 +91,35 @@ def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_m
             REGISTRY.get(call["tool"]).validate(call["parameters"])
 
 
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is optional (make llama)")
+def test_the_plain_base_on_llama_cpp_answers_in_the_planner_format_and_with_valid_calls(default_model_dir):
+    """No adapters: the structured planner and the schema-constrained caller answer, on llama.cpp too."""
+    from transformers import AutoTokenizer
+
+    from agents.llm import bench, llamacpp_backend, model_store
+    from agents.prompts import build_messages
+    from agents.runtime import STOP
+    from agents.tools import REGISTRY
+    from agents.trajectory import parse_caller, parse_planner
+
+    tokenizer = AutoTokenizer.from_pretrained(default_model_dir, local_files_only=True)
+    runner = llamacpp_backend._Runner(model_store.gguf_path(), {}, 1, 2)
+    backend = llamacpp_backend.LlamaCppBackend(
+        {"planner": runner, "caller": runner}, tokenizer, [tokenizer.eos_token_id], trained=[]
+    )
+    assert backend.few_shot
+    states = bench.load_states("d1_appointment_generic.json")
+    steps = [(i, state["from"]) for i, state in enumerate(states) if state["from"] in ("planner", "caller")]
+    for index, role in steps[:4]:
+        messages = build_messages(role, states[:index], REGISTRY, few_shot=True)
+        generation = backend.generate(role, messages, STOP[role], timeout=120)
+        if role == "planner":
+            assert parse_planner(generation.text)["action"]
+        else:
+            call = parse_caller(generation.text)
+            REGISTRY.get(call["tool"]).validate(call["parameters"])
+
+
 def _tiny_base(path: Path) -> None:
     """A two-weight Llama GGUF in the default base's layout (Q4_1 projections, F32 norm)."""
     import gguf

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from agents.llm import transformers_backend
+from agents.llm import local, transformers_backend
 from agents.llm.base import BackendTimeout, Message
 from agents.runtime import STOP
 from agents.tools import REGISTRY
@@ -126,8 +126,8 @@ def test_the_structured_planner_always_answers_in_the_planner_format(tiny_model_
             0
             < generation.completion_tokens
             <= transformers_backend.MAX_NEW_TOKENS["planner"]
-            + transformers_backend.PLANNER_REASON_TOKENS
-            + transformers_backend.PLANNER_ACTION_TOKENS
+            + local.PLANNER_REASON_TOKENS
+            + local.PLANNER_ACTION_TOKENS
         )
         assert generation.text == uncached.generate("planner", messages, stop=STOP["planner"]).text
 
