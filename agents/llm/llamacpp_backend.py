@@ -42,11 +42,16 @@ MERGED_TYPE = "Q8_0"
 # llama.cpp's extra weight buffers (AMX tiles, repacked layouts) crashed llama-cpp-python 0.3.36 built
 # on a CPU with AMX (segmentation fault in the first decode); the plain CPU buffers run everywhere.
 EXTRA_BUFFERS = False
-# No guesses by default: llama.cpp's quantised kernels cost about as much per extra token in a
-# pass as a pass of its own here (1 token 19 ms, 4 tokens 66 ms, 13 tokens 223 ms), so a guess
-# only pays when nearly every guessed token is kept. Measured on the D.1 benchmark: 0 guessed
-# tokens 29.9 s, 2: 32.3 s, 4: 36.7 s.
-DRAFT_TOKENS = 0
+# llama.cpp's CPU flash attention handles a batch of fewer than 64 new tokens one query row at a
+# time, so a pass over 4 tokens cost 2.4x a pass over one and 32 tokens 13x (500-token context,
+# 2 threads). With it off, attention goes through the batched matrix products: 4 tokens cost 1.6x
+# one, 32 tokens 6x, and a single-token pass is 20 % cheaper too. That makes both the prompt
+# pieces of each step and checked guesses cheap (D.1 benchmark: 20.0 s with it, 14.0 s without).
+FLASH_ATTENTION = False
+# Guessed tokens checked per pass (agents.llm.decoding). With flash attention off a guess pays;
+# on the D.1 benchmark 0, 2, 3, 4, 6 and 12 guessed tokens gave 14.0, 11.1, 10.5, 10.8, 10.6
+# and 11.0 s: planner answers are novel text and keep few guesses, caller answers copy a lot.
+DRAFT_TOKENS = 3
 
 
 class _Sequence:
@@ -98,6 +103,9 @@ class _Runner:
         context_params.n_seq_max = sequences
         context_params.n_threads = threads
         context_params.n_threads_batch = threads
+        context_params.flash_attn_type = (
+            api.LLAMA_FLASH_ATTN_TYPE_AUTO if FLASH_ATTENTION else api.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        )
         self.context = api.llama_init_from_model(self.model, context_params)
         if not self.context:
             raise ImproperlyConfigured("llama.cpp could not create a context.")
