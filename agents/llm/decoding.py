@@ -84,6 +84,21 @@ def lookup(sequence: Sequence[int], sources: Sequence[Sequence[int]], limit: int
     return []
 
 
+def continuation(answer: Sequence[int], history: Sequence[Sequence[int]], limit: int) -> list[int]:
+    """How the latest earlier answer that starts with ``answer`` (so far) went on.
+
+    Answers of one role start alike (a caller's ``{"tool": "``, a planner's
+    ``<reason>``), so the first tokens of an answer, where the n-gram lookup has
+    too little of the answer to go by, can be guessed from the role's own past
+    answers, even before its first token.
+    """
+    size = len(answer)
+    for earlier in history:
+        if len(earlier) > size and list(earlier[:size]) == list(answer):
+            return list(earlier[size : size + limit])
+    return []
+
+
 def _last_occurrence(source: Sequence[int], tail: list[int], stop: int) -> int | None:
     """Start index of the last occurrence of ``tail`` in ``source`` that starts before ``stop``."""
     first = tail[0]
@@ -174,8 +189,12 @@ def greedy(
     while True:
         if deadline is not None and time.monotonic() >= deadline:
             raise BackendTimeout("the model ran out of time while generating")
-        room = max_new_tokens - len(generated) - 1
-        draft = lookup([*prompt, *generated], history, min(draft_tokens, room)) if generated and room > 0 else []
+        room = min(draft_tokens, max_new_tokens - len(generated) - 1)
+        draft: list[int] = []
+        if room > 0:
+            if len(generated) < min(NGRAM_SIZES):
+                draft = continuation(generated, history, room)
+            draft = draft or (lookup([*prompt, *generated], history, room) if generated else [])
         # choices[i] is the model's token after the last pending token followed by draft[:i].
         choices = target.forward(pending + draft, len(draft) + 1)
         stats.forward_passes += 1

@@ -97,3 +97,11 @@ def test_decoding_stops_when_done_and_at_the_deadline(tiny_model_dir):
     with pytest.raises(BackendTimeout):
         target = decoding.TorchTarget(model, DynamicCache(config=model.config))
         decoding.greedy(target, [1, 2, 3], max_new_tokens=50, done=lambda t: False, deadline=0)
+
+
+def test_an_answer_s_first_tokens_are_guessed_from_the_role_s_past_answers():
+    history = [[5, 6, 7, 8], [5, 9, 1]]
+    assert decoding.continuation([], history, 3) == [5, 6, 7]  # the latest answer's start
+    assert decoding.continuation([5, 9], history, 3) == [1]
+    assert decoding.continuation([5, 6, 7, 8], history, 3) == []  # nothing longer starts so
+    assert decoding.continuation([4], history, 3) == []
