@@ -113,6 +113,9 @@ class CaseResult:
     unanswered: bool = False  # still waiting after MAX_ANSWERS answers
     passed: bool = False
     message: str | None = None
+    # The whole run as a §6.1.1 trajectory (refused calls and their error observations included), to
+    # read why a case failed; left out for private cases, like the message.
+    trajectory: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -330,6 +333,7 @@ def run_case(case: Case, backend: ModelBackend) -> CaseResult:
     """One conversation with the simulated user, in a savepoint that is rolled back."""
     from agents.runtime import pending_question
     from agents.services import post_user_message, start_chat
+    from agents.trajectory import export_conversation
 
     result = CaseResult(
         id=case.id, label=case.label, expected_booked=case.booked, message=None if case.private else case.message
@@ -348,6 +352,8 @@ def run_case(case: Case, backend: ModelBackend) -> CaseResult:
                 result.answers.append({"question": "" if case.private else question, "answer": reply})
                 conversation = post_user_message(conversation.pk, user, reply, backend=backend)
             _outcome(case, user, conversation, result)
+            if not case.private:
+                result.trajectory = export_conversation(conversation)
             transaction.set_rollback(True)
     except Exception as exc:  # noqa: BLE001  (one broken case must not end the evaluation)
         result.status = "crashed"

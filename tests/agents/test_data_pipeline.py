@@ -146,6 +146,22 @@ def test_encode_labels_only_the_completions(tiny_model_dir):
     )
 
 
+def test_every_trained_answer_fits_the_runtime_s_generation_cap(dataset, tiny_model_dir):
+    """A cap below a trained answer cuts it mid-sentence (a proposal lost its date at 64 tokens)."""
+    from transformers import AutoTokenizer
+
+    from agents.llm.local import MAX_NEW_TOKENS
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir, local_files_only=True)
+    longest = {"planner": 0, "caller": 0}
+    for name in ("planner_train.jsonl", "caller_train.jsonl", "test.jsonl"):
+        for sample in read(dataset / name):
+            tokens = len(tokenizer(sample["completion"], add_special_tokens=False)["input_ids"])
+            longest[sample["role"]] = max(longest[sample["role"]], tokens)
+    assert longest["planner"] > 64  # the old cap: this data has answers it would have cut
+    assert all(0 < longest[role] < MAX_NEW_TOKENS[role] for role in longest)
+
+
 def test_train_adapter_saves_checkpoints_and_resumes(tiny_model_dir, tmp_path, dataset):
     out = tmp_path / "adapter"
     common = ["--role", "planner", "--data", str(dataset / "planner_train.jsonl"), "--out", str(out)]

@@ -419,6 +419,10 @@ def test_agent_scenarios_runs_cases_end_to_end_and_keeps_nothing(tmp_path, direc
     ]
     assert accepted["passed"] is True
     assert accepted["model_calls"] == 7 and accepted["steps"] > 7
+    # The run itself, to read why a case went as it did: the §6.1.1 states, in order.
+    trajectory = accepted["trajectory"]
+    assert len(trajectory) == accepted["steps"] and trajectory[1] == {"from": "user", "value": CASES[0]["message"]}
+    assert [state["from"] for state in trajectory].count("planner") == 4
 
     assert declined["status"] == "completed"
     assert [a["answer"] for a in declined["answers"]] == ["About two days.", scenarios.DECLINE]
@@ -514,7 +518,7 @@ def test_agent_scenarios_symptom2disease_reports_per_disease(tmp_path, directory
     assert flu["acceptable_specialization_rate"] == 0.0 and rash["acceptable_specialization_rate"] == 1.0
     assert report["totals"]["acceptable_specialization_rate"] == 0.5
     # The external texts are never echoed.
-    assert all(case["message"] is None for case in report["cases"])
+    assert all(case["message"] is None and case["trajectory"] is None for case in report["cases"])
     assert "Made-up Rash" in capsys.readouterr().out
 
 
