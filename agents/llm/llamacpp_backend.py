@@ -140,8 +140,11 @@ class _Runner:
     def decode(self, seq_id: int, position: int, tokens: list[int], keep: int) -> None:
         """Feed ``tokens`` at ``position`` of ``seq_id``, with logits after each of the last ``keep``."""
         api = self.api
-        for start in range(0, len(tokens), BATCH_TOKENS):
-            chunk = tokens[start : start + BATCH_TOKENS]
+        starts = list(range(0, len(tokens), BATCH_TOKENS))
+        if len(tokens) - starts[-1] < keep:  # the last batch must hold every token whose logits are read
+            starts[-1] = len(tokens) - keep
+        for start, end in zip(starts, [*starts[1:], len(tokens)], strict=True):
+            chunk = tokens[start:end]
             batch = self.batch
             batch.n_tokens = len(chunk)
             for i, token in enumerate(chunk):

@@ -120,6 +120,20 @@ def test_the_plain_base_on_llama_cpp_answers_in_the_planner_format_and_with_vali
             REGISTRY.get(call["tool"]).validate(call["parameters"])
 
 
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is optional (make llama)")
+def test_a_long_feed_reads_its_last_logits_across_a_batch_boundary(default_model_dir):
+    """514 tokens with the logits of the last 4 read: 2 would fall into a second batch of their own."""
+    from agents.llm import llamacpp_backend, model_store
+
+    runner = llamacpp_backend._Runner(model_store.gguf_path(), {}, 1, 2)
+    tokens = [int(t) for t in np.random.default_rng(0).integers(100, 40_000, size=514)]
+    at_once = llamacpp_backend._Sequence(runner, 0).forward(tokens, 4)
+    in_two = llamacpp_backend._Sequence(runner, 1)
+    in_two.forward(tokens[:500], 1)
+    assert at_once == in_two.forward(tokens[500:], 4)
+    assert len(at_once) == 4
+
+
 def _tiny_base(path: Path) -> None:
     """A two-weight Llama GGUF in the default base's layout (Q4_1 projections, F32 norm)."""
     import gguf
