@@ -30,6 +30,11 @@ DRAFT_TOKENS = 12
 NGRAM_SIZES = (4, 3, 2)
 # Recent answers kept per role as a second place to look guesses up.
 HISTORY_ANSWERS = 64
+# An answer that ends in one unit of up to LOOP_PERIOD tokens repeated LOOP_REPEATS times is stuck
+# ("fatigue, fatigue, fatigue, …" on the paper's D.1 message): greedy decoding never leaves such a
+# loop, so generation stops there instead of running on to the cap.
+LOOP_PERIOD = 8
+LOOP_REPEATS = 8
 
 
 @dataclass
@@ -82,6 +87,18 @@ def lookup(sequence: Sequence[int], sources: Sequence[Sequence[int]], limit: int
                 if follow:
                     return follow
     return []
+
+
+def looping(tokens: Sequence[int]) -> bool:
+    """Whether ``tokens`` end in a unit of at most LOOP_PERIOD tokens repeated LOOP_REPEATS times."""
+    for period in range(1, LOOP_PERIOD + 1):
+        span = period * LOOP_REPEATS
+        if len(tokens) < span:
+            return False
+        tail = tokens[-span:]
+        if all(tail[i] == tail[i - period] for i in range(period, span)):
+            return True
+    return False
 
 
 def continuation(answer: Sequence[int], history: Sequence[Sequence[int]], limit: int) -> list[int]:
@@ -172,11 +189,13 @@ def greedy(
     deadline: float | None = None,
     draft_tokens: int = DRAFT_TOKENS,
     stats: DecodeStats | None = None,
+    stop_loops: bool = True,
 ) -> list[int]:
     """Greedy continuation of ``prompt``; ``target``'s cache may already hold a prefix of it.
 
     Stops after an end-of-sequence token (not returned), when ``done`` says so
-    for the tokens so far, or at ``max_new_tokens``. On return the cache holds
+    for the tokens so far, when the answer is stuck in a loop (:func:`looping`;
+    unless ``stop_loops`` is off), or at ``max_new_tokens``. On return the cache holds
     the prompt plus generated tokens (not necessarily the last ones).
     """
     stats = stats if stats is not None else DecodeStats()
@@ -211,6 +230,6 @@ def greedy(
             if token in eos:
                 return generated
             generated.append(token)
-            if len(generated) >= max_new_tokens or done(generated):
+            if len(generated) >= max_new_tokens or done(generated) or (stop_loops and looping(generated)):
                 return generated
         pending = [generated[-1]]

@@ -65,6 +65,8 @@ class LocalBackend(ModelBackend):
         self.constrained_caller = constrained_caller
         self.structured_planner = structured_planner
         self._constrained: Any = None
+        # Stop an answer stuck in a loop (agents.llm.decoding.looping) instead of running to the cap.
+        self.stop_loops = True
         self.decode_stats = decoding.DecodeStats()
         self._history: dict[str, decoding.History] = {}
         self._lock = threading.Lock()
@@ -214,6 +216,7 @@ class LocalBackend(ModelBackend):
             deadline=deadline,
             draft_tokens=self.draft_tokens,
             stats=self.decode_stats,
+            stop_loops=self.stop_loops,
         )
         history.add(tokens)
         return self.tokenizer.decode(tokens, skip_special_tokens=True), len(tokens)

@@ -48,6 +48,11 @@ def _plain_greedy(model, prompt, max_new_tokens):
     return output[0, len(prompt) :].tolist()
 
 
+def _until_stuck(tokens):
+    """Plain greedy tokens up to where they are stuck in a loop: there decoding stops."""
+    return next((tokens[:n] for n in range(1, len(tokens) + 1) if decoding.looping(tokens[:n])), tokens)
+
+
 @pytest.mark.parametrize("draft_tokens", [0, 4, 12])
 def test_drafted_decoding_gives_exactly_the_plain_greedy_tokens(tiny_model_dir, draft_tokens):
     from transformers import DynamicCache
@@ -63,7 +68,7 @@ def test_drafted_decoding_gives_exactly_the_plain_greedy_tokens(tiny_model_dir, 
         draft_tokens=draft_tokens,
         stats=stats,
     )
-    assert tokens == _plain_greedy(model, prompt, 48)
+    assert tokens == _until_stuck(_plain_greedy(model, prompt, 48))
     if draft_tokens:
         # The random model falls into a loop that the lookup predicts: fewer passes than tokens.
         assert stats.accepted > 0
@@ -83,7 +88,7 @@ def test_decoding_reuses_a_cache_holding_a_prefix_and_leaves_prompt_plus_answer(
         model(input_ids=torch.tensor([prompt[:30]]), past_key_values=cache, use_cache=True)
     target = decoding.TorchTarget(model, cache)
     tokens = decoding.greedy(target, prompt, max_new_tokens=20, done=lambda tokens: False)
-    assert tokens == _plain_greedy(model, prompt, 20)
+    assert tokens == _until_stuck(_plain_greedy(model, prompt, 20))
     assert len(prompt) <= cache.get_seq_length() < len(prompt) + len(tokens)
 
 
@@ -105,3 +110,13 @@ def test_an_answer_s_first_tokens_are_guessed_from_the_role_s_past_answers():
     assert decoding.continuation([5, 9], history, 3) == [1]
     assert decoding.continuation([5, 6, 7, 8], history, 3) == []  # nothing longer starts so
     assert decoding.continuation([4], history, 3) == []
+
+
+def test_an_answer_stuck_in_a_loop_is_recognised():
+    stuck = [7, 1, 2] + [5, 6] * decoding.LOOP_REPEATS  # "about fatigue, fatigue, fatigue, ..."
+    assert decoding.looping(stuck)
+    assert not decoding.looping(stuck[:-1])  # one repeat short
+    assert not decoding.looping([5, 6] * (decoding.LOOP_REPEATS - 1))
+    assert decoding.looping([9] * decoding.LOOP_REPEATS)
+    # A call that repeats structure but not a unit back to back is fine.
+    assert not decoding.looping([1, 2, 3, 4, 1, 2, 3, 5] * 4)

@@ -78,7 +78,7 @@ def test_a_role_without_an_adapter_runs_the_plain_base(tiny_model_dir, tiny_adap
 
 
 def test_generation_stops_at_a_stop_sequence_and_counts_tokens(tiny_model_dir):
-    backend = backend_for(tiny_model_dir)
+    backend = backend_for(tiny_model_dir, stop_loops=False)  # the random model loops
     full = backend.generate("planner", PROMPT)
     stop = full.text[len(full.text) // 2 :][:3]
 
@@ -91,12 +91,21 @@ def test_generation_stops_at_a_stop_sequence_and_counts_tokens(tiny_model_dir):
 
 
 def test_a_generation_past_its_timeout_raises(tiny_model_dir):
-    backend = backend_for(tiny_model_dir, max_new_tokens={"planner": 100_000, "caller": 100_000})
+    backend = backend_for(tiny_model_dir, max_new_tokens={"planner": 100_000, "caller": 100_000}, stop_loops=False)
 
     with pytest.raises(BackendTimeout):
         backend.generate("planner", PROMPT, timeout=0.3)
     backend.max_new_tokens = dict(transformers_backend.MAX_NEW_TOKENS)
     assert backend.generate("planner", PROMPT, timeout=60).completion_tokens > 0  # the model is free again
+
+
+def test_an_answer_stuck_in_a_loop_stops_before_the_cap(tiny_model_dir):
+    looping = backend_for(tiny_model_dir, stop_loops=False).generate("planner", PROMPT)
+    stopped = backend_for(tiny_model_dir).generate("planner", PROMPT)
+
+    # The random model falls into a loop well before the cap; the answer is the same up to there.
+    assert stopped.completion_tokens < looping.completion_tokens == transformers_backend.MAX_NEW_TOKENS["planner"]
+    assert looping.text.startswith(stopped.text)
 
 
 def test_the_prefix_cache_gives_the_same_output_as_no_cache(tiny_model_dir, tiny_adapters):
