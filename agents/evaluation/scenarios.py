@@ -10,7 +10,9 @@ and how much model time it took.
 
 Nothing persists. All cases run inside one ``transaction.atomic()`` that is
 rolled back at the end; inside it the demo specialists directory is created
-if the database has no free future slot (``health.management.demo``), and
+if the database has no free future slot (``health.management.demo``), its
+slots are extended to the latest date a case asks for (a case that asks for
+2027-01-15 must be bookable then; the directory holds 30 days), and
 every case runs in its own savepoint, also rolled back, with a fresh scenario
 user (profile and time zone of the demo patient). On SQLite the outer
 transaction holds the write lock for the whole run: run the command against a
@@ -41,6 +43,7 @@ the report: it names them by label and row index only.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import re
 import sys
@@ -50,6 +53,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -237,17 +241,39 @@ def symptom2disease_cases(
 # --- the database side -------------------------------------------------------------------
 
 
-def ensure_directory(now=None) -> bool:
+def ensure_directory(now=None, *, until: dt.date | None = None) -> bool:
     """Create the demo specialists directory and its slots when no free future
-    slot exists (call inside a transaction that is rolled back). Returns whether it seeded."""
+    slot exists, and give it slots up to ``until`` (call inside a transaction
+    that is rolled back). Returns whether it created the directory."""
+    from health import demo_data
     from health.management import demo
     from health.models import Slot
 
     now = now or timezone.now()
-    if Slot.objects.free().filter(starts_at__gt=now, specialist__active=True).exists():
-        return False
-    demo.seed_directory(demo.SeedResult(), now=now)
-    return True
+    seeded = not Slot.objects.free().filter(starts_at__gt=now, specialist__active=True).exists()
+    if seeded:
+        demo.seed_directory(demo.SeedResult(), now=now)
+    if until is not None:  # idempotent: only the missing slots are added
+        days = (until - timezone.localdate(now, ZoneInfo(demo_data.TIMEZONE))).days + 1
+        if days > 0:
+            demo.seed_directory(demo.SeedResult(), now=now, days=days)
+    return seeded
+
+
+_DATE = re.compile(r"\b(20\d\d)-(\d\d)-(\d\d)\b")
+
+
+def latest_date(cases: Sequence[Case]) -> dt.date | None:
+    """The latest calendar date (YYYY-MM-DD) any case's message or answers name."""
+    dates = []
+    for case in cases:
+        for text in (case.message, *case.answers):
+            for year, month, day in _DATE.findall(text or ""):
+                try:
+                    dates.append(dt.date(int(year), int(month), int(day)))
+                except ValueError:
+                    continue
+    return max(dates, default=None)
 
 
 def scenario_user():
@@ -378,7 +404,7 @@ def run_cases(
     """Run every case (nothing persists) and return the report."""
     results: list[CaseResult] = []
     with transaction.atomic():
-        seeded = ensure_directory()
+        seeded = ensure_directory(until=latest_date(cases))
         for case in _progress(cases, progress):
             result = run_case(case, backend)
             results.append(result)

@@ -478,6 +478,24 @@ def test_agent_scenarios_seeds_the_demo_directory_only_for_the_run(tmp_path, db,
     assert not Specialization.objects.exists() and not Slot.objects.exists()
 
 
+def test_the_directory_gets_slots_up_to_the_latest_date_a_case_asks_for(db):
+    now = timezone.now()
+    wanted = (now + dt.timedelta(days=60)).date()
+    while wanted.weekday() >= 5:  # clinics open on weekdays
+        wanted += dt.timedelta(days=1)
+    cases = [
+        scenarios.Case(id="a", message="Chest pain. I'm free on 2020-13-45 or so."),  # not a date
+        scenarios.Case(id="b", message=f"Could it be on {wanted.isoformat()}?", answers=("2026-01-02",)),
+    ]
+    assert scenarios.latest_date(cases) == wanted
+
+    assert scenarios.ensure_directory(now, until=wanted) is True
+    local = zoneinfo.ZoneInfo(demo_data.TIMEZONE)
+    assert any(slot.starts_at.astimezone(local).date() == wanted for slot in Slot.objects.free())
+    assert scenarios.ensure_directory(now, until=wanted) is False  # already there: nothing created twice
+    assert Slot.objects.count() == len({(s.specialist_id, s.starts_at) for s in Slot.objects.all()})
+
+
 def test_symptom2disease_cases_from_a_fake_folder():
     cases = scenarios.symptom2disease_cases(EVAL / "s2d")
     # Round-robin over labels, each label's rows in file order.
