@@ -251,12 +251,11 @@ def ensure_directory(now=None, *, until: dt.date | None = None) -> bool:
 
     now = now or timezone.now()
     seeded = not Slot.objects.free().filter(starts_at__gt=now, specialist__active=True).exists()
-    if seeded:
-        demo.seed_directory(demo.SeedResult(), now=now)
-    if until is not None:  # idempotent: only the missing slots are added
-        days = (until - timezone.localdate(now, ZoneInfo(demo_data.TIMEZONE))).days + 1
-        if days > 0:
-            demo.seed_directory(demo.SeedResult(), now=now, days=days)
+    days = demo_data.SLOT_DAYS if seeded else 0
+    if until is not None:
+        days = max(days, (until - timezone.localdate(now, ZoneInfo(demo_data.TIMEZONE))).days + 1)
+    if days > 0:  # idempotent: only the missing specialists and slots are added
+        demo.seed_directory(demo.SeedResult(), now=now, days=days)
     return seeded
 
 

@@ -66,14 +66,16 @@ class _Sequence:
         return len(self.tokens)
 
     def forward(self, tokens: list[int], keep: int) -> list[int]:
-        self.runner.decode(self.seq_id, len(self.tokens), tokens, keep)
-        self.tokens += tokens
+        self._feed(tokens, keep)
         return [int(self.runner.logits(i).argmax()) for i in range(-keep, 0)]
 
     def scores(self, tokens: list[int]) -> Any:
-        self.runner.decode(self.seq_id, len(self.tokens), tokens, 1)
-        self.tokens += tokens
+        self._feed(tokens, 1)
         return self.runner.logits(-1).copy()
+
+    def _feed(self, tokens: list[int], keep: int) -> None:
+        self.runner.decode(self.seq_id, len(self.tokens), tokens, keep)
+        self.tokens += tokens
 
     def crop(self, length: int) -> None:
         if length < len(self.tokens):
@@ -201,7 +203,6 @@ class LlamaCppBackend(LocalBackend):
         super().__init__(tokenizer, eos, draft_tokens=DRAFT_TOKENS)
         self.runners = dict(runners)
         self.trained = set(trained)
-        self.few_shot = any(role not in self.trained for role in ROLES)
         self._sequences: dict[Role, _Sequence] = {}
         for role in ROLES:  # each role gets the next free sequence of its model
             runner = self.runners[role]
@@ -275,8 +276,8 @@ def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
     heads, kv_heads = config.num_attention_heads, config.num_key_value_heads
     threads = settings.AGENT_TORCH_THREADS
-    few_shot = any(adapters.get(role) is None for role in ROLES)
-    if settings.AGENT_LLAMACPP_ADAPTERS == "merged" and not few_shot:
+    trained = [role for role in ROLES if adapters.get(role) is not None]
+    if settings.AGENT_LLAMACPP_ADAPTERS == "merged" and len(trained) == len(ROLES):
         runners = {
             role: _Runner(merged_model(gguf, adapters[role], heads=heads, kv_heads=kv_heads), {}, threads, 1)
             for role in ROLES
@@ -289,7 +290,6 @@ def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
         shared = _Runner(gguf, loras, threads, len(ROLES))
         runners = {role: shared for role in ROLES}
     eos = eos_ids(tokenizer, getattr(config, "eos_token_id", None))
-    trained = [role for role in ROLES if adapters.get(role) is not None]
     backend = LlamaCppBackend(runners, tokenizer, eos, trained=trained)
     backend.load_seconds = time.perf_counter() - started
     return backend

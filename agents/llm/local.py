@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from agents.llm import decoding
-from agents.llm.base import BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
+from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
 
 # Generation caps per role: a planner step is a short reason and one action; a caller writes one
 # JSON call. In the generated training data (seed 11) planner answers run to 100 tokens (p50 28,
@@ -109,6 +109,11 @@ class LocalBackend(ModelBackend):
     @abstractmethod
     def _trained(self, role: Role) -> bool:
         """Whether ``role`` runs a trained adapter (else the plain base with the few-shot prompt)."""
+
+    @property
+    def few_shot(self) -> bool:
+        """Whether some role runs the plain base and so needs the few-shot prompt."""
+        return not all(self._trained(role) for role in ROLES)
 
     def _activate(self, role: Role) -> None:
         """Make ``role``'s adapter the active one, where the model is shared."""

@@ -79,8 +79,6 @@ class TransformersBackend(LocalBackend):
         self.model = model
         self.adapters: dict[Role, str | None] = {role: adapters.get(role) for role in ROLES}
         self.prefix_cache = prefix_cache
-        # Without a trained adapter the base model needs the worked example.
-        self.few_shot = any(name is None for name in self.adapters.values())
         self._prefixes: dict[str, list[_Prefix]] = {}
         # Prompt tokens the last call took from the prefix cache (the benchmark shows it).
         self.last_reused_tokens = 0
