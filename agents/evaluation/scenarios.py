@@ -93,6 +93,8 @@ class Case:
     booked: bool | None = None  # None: not checked
     label: str = ""  # the disease, for Symptom2Disease cases
     private: bool = False  # external evaluation text: never echoed in reports
+    category: str = ""  # generated cases: the use case (general, counter, negative, dietician)
+    unseen: bool = False  # generated cases: disease and phrasing held out of training
 
 
 @dataclass
@@ -168,6 +170,9 @@ def _case(line: int, data: Any) -> Case:
     accept = data.get("accept_appointment", False)
     if not isinstance(accept, bool):
         raise CaseError(f"{where}: 'accept_appointment' must be true or false.")
+    category, unseen = data.get("category", ""), data.get("unseen", False)
+    if not isinstance(category, str) or not isinstance(unseen, bool):
+        raise CaseError(f"{where}: 'category' must be a string and 'unseen' true or false.")
     return Case(
         id=str(data.get("id") or f"line-{line}"),
         message=message,
@@ -175,6 +180,8 @@ def _case(line: int, data: Any) -> Case:
         accept_appointment=accept,
         specializations=_strings(expect.get("specializations", []), where, "expect.specializations"),
         booked=booked,
+        category=category,
+        unseen=unseen,
     )
 
 
@@ -185,6 +192,21 @@ def load_cases(path: str | Path, *, limit: int | None = None) -> list[Case]:
         for number, data in read_jsonl(path, error=CaseError, missing=f"No cases file at {Path(path)}.")
     ]
     return cases[:limit] if limit is not None else cases
+
+
+def per_category(cases: Sequence[Case], *, unseen: int, seen: int) -> list[Case]:
+    """The first ``unseen`` unseen and the first ``seen`` seen cases of each category, in file order.
+
+    A fixed, documented sample of a generated test file (the README's figures use 6 unseen and 4
+    seen cases of each of the 4 appointment categories: 40 cases)."""
+    taken: Counter = Counter()
+    chosen = []
+    for case in cases:
+        group = (case.category, case.unseen)
+        if taken[group] < (unseen if case.unseen else seen):
+            taken[group] += 1
+            chosen.append(case)
+    return chosen
 
 
 def symptom2disease_cases(

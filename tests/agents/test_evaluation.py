@@ -617,3 +617,65 @@ def test_model_card_is_written_from_the_training_and_evaluation_reports(tmp_path
     assert "Planner (seed paper Table 2" in evaluation and "| general" in evaluation
     with pytest.raises(CommandError, match="No such report"):
         call_command("model_card", adapters=str(adapters), offline=str(tmp_path / "missing.json"))
+
+
+def generated_case(case_id: str, category: str, unseen: bool) -> str:
+    return json.dumps(
+        {
+            "id": case_id,
+            "category": category,
+            "unseen": unseen,
+            "message": f"Complaint {case_id}.",
+            "answers": [],
+            "accept_appointment": False,
+            "expect": {"specializations": ["cardiologist"], "booked": False},
+        }
+    )
+
+
+def test_agent_scenarios_samples_the_first_unseen_and_seen_cases_of_each_category(tmp_path, directory):
+    rows = [
+        generated_case("g-u1", "general", True),
+        generated_case("g-s1", "general", False),
+        generated_case("g-u2", "general", True),
+        generated_case("c-s1", "counter", False),
+        generated_case("c-s2", "counter", False),
+        generated_case("c-u1", "counter", True),
+    ]
+    cases = write_lines(tmp_path / "cases.jsonl", rows)
+    out = tmp_path / "out.json"
+    backend = ScriptedBackend()  # every model call fails: the sample is what is checked here
+    call_command(
+        "agent_scenarios", file=str(cases), json_out=str(out), unseen=1, seen=1, backend=backend, no_progress=True
+    )
+    assert [case["id"] for case in json.loads(out.read_text())["cases"]] == ["g-u1", "g-s1", "c-s1", "c-u1"]
+
+
+def test_agent_scenarios_wants_unseen_and_seen_together(tmp_path, db):
+    cases = write_lines(tmp_path / "cases.jsonl", [generated_case("a", "general", True)])
+    with pytest.raises(CommandError, match="--unseen and --seen go together"):
+        call_command("agent_scenarios", file=str(cases), unseen=1, backend=ScriptedBackend())
+
+
+def test_a_cases_file_with_a_malformed_category_is_refused(tmp_path, db):
+    cases = write_lines(tmp_path / "cases.jsonl", ['{"id": "a", "message": "hi", "unseen": "yes"}'])
+    with pytest.raises(CommandError, match=re.escape("line 1: 'category' must be a string and 'unseen' true or false")):
+        call_command("agent_scenarios", file=str(cases), backend=ScriptedBackend())
+
+
+@pytest.mark.slow
+def test_agent_scenarios_workers_run_shards_on_their_own_databases_and_keep_case_order(tmp_path, db, monkeypatch):
+    """GIVEN three cases and two worker processes whose model is not loaded (every call fails)
+    WHEN agent_scenarios runs them
+    THEN each case comes back once, in file order, failed gracefully, and the caller's database is untouched."""
+    monkeypatch.setenv("AGENT_BACKEND", "scripted")
+    monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
+    cases = write_lines(tmp_path / "cases.jsonl", [generated_case(f"w{i}", "general", False) for i in range(3)])
+    out = tmp_path / "out.json"
+    conversations_before = Conversation.objects.count()
+    call_command("agent_scenarios", file=str(cases), json_out=str(out), workers=2, no_progress=True)
+    data = json.loads(out.read_text())
+    assert [case["id"] for case in data["cases"]] == ["w0", "w1", "w2"]
+    assert {case["status"] for case in data["cases"]} == {Conversation.Status.FAILED}
+    assert data["totals"]["cases"] == 3 and data["totals"]["passed"] == 0
+    assert Conversation.objects.count() == conversations_before
