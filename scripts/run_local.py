@@ -148,7 +148,7 @@ def main() -> int:
         manage("migrate", "--noinput", "-v", "0", env=env)
         log("seeding demo data (idempotent)")
         manage("seed_demo", env=env)
-        log("preparing the local model (the first run converts the default model once, ~30-60 s)")
+        log("preparing the local model and the triage index (the first run converts the model once, ~30-60 s)")
         try:
             manage("prepare_model", env=env)
         except subprocess.CalledProcessError:

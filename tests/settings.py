@@ -8,6 +8,12 @@ import tempfile
 os.environ.setdefault("SECRET_KEY", "tests-only-not-secret")
 os.environ.setdefault("DATA_DIR", tempfile.mkdtemp(prefix="agentlite-test-"))
 
+# The triage index depends only on the symptom bank (its file name is the bank's digest): build
+# it once per checkout, not once per test session.
+os.environ.setdefault(
+    "TRIAGE_INDEX_DIR", os.path.join(os.path.dirname(os.path.dirname(__file__)), ".pytest_cache", "triage")
+)
+
 from backend.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

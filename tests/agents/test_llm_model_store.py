@@ -77,3 +77,23 @@ def test_preparing_twice_converts_once(tmp_path, monkeypatch):
     prepared = model_store.prepare(tmp_path)
 
     assert (prepared.path, prepared.converted) == (target, False)
+
+
+def test_prepare_model_builds_the_triage_index_ahead_of_the_first_chat(settings, tmp_path):
+    """GIVEN a backend whose model needs no conversion and an empty triage folder
+    WHEN prepare_model runs, then runs again
+    THEN the first run builds the triage index and the second finds it ready."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from agents import triage
+
+    settings.AGENT_BACKEND = "scripted"
+    settings.TRIAGE_INDEX_DIR = tmp_path
+    first, second = StringIO(), StringIO()
+    call_command("prepare_model", stdout=first)
+    assert "Built the triage index" in first.getvalue()
+    assert triage.index_path().is_file() and triage.index_path().parent == tmp_path
+    call_command("prepare_model", stdout=second)
+    assert "The triage index is ready." in second.getvalue()

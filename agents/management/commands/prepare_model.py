@@ -1,10 +1,14 @@
-"""`manage.py prepare_model`: convert the default model once so that processes load it fast."""
+"""`manage.py prepare_model`: convert the default model and build the triage index once, so that
+processes load them fast."""
 
 from __future__ import annotations
+
+import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from agents import triage
 from agents.llm import model_store
 
 
@@ -12,6 +16,14 @@ class Command(BaseCommand):
     help = "Convert the default SmolLM2 GGUF to a Hugging Face directory under MODEL_CACHE_DIR (once)."
 
     def handle(self, *args, **options) -> None:
+        self._prepare_model()
+        started = time.perf_counter()
+        if triage.prepare():
+            self.stdout.write(f"Built the triage index in {time.perf_counter() - started:.1f} s.")
+        else:
+            self.stdout.write("The triage index is ready.")
+
+    def _prepare_model(self) -> None:
         if settings.AGENT_BACKEND != "transformers" or settings.AGENT_BASE_MODEL.strip():
             self.stdout.write("Nothing to prepare: the configured model is not the default one.")
             return
