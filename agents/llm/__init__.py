@@ -24,7 +24,21 @@ __all__ = [
     "ModelBackend",
     "Role",
     "get_backend",
+    "resolved_choice",
 ]
+
+
+def resolved_choice() -> str:
+    """``AGENT_BACKEND`` with ``auto`` resolved: the llama.cpp backend when ``make llama`` installed
+    llama-cpp-python and the base model is the default GGUF (it runs nothing else), else transformers."""
+    choice = settings.AGENT_BACKEND
+    if choice != "auto":
+        return choice
+    import importlib.util
+
+    if not settings.AGENT_BASE_MODEL.strip() and importlib.util.find_spec("llama_cpp") is not None:
+        return "llamacpp"
+    return "transformers"
 
 
 def get_backend() -> ModelBackend:
@@ -34,7 +48,7 @@ def get_backend() -> ModelBackend:
     missing library, an unprepared model, no server URL); SOS runs complete
     without a model (the guard), chats fail with a message.
     """
-    choice = settings.AGENT_BACKEND
+    choice = resolved_choice()
     if choice == "scripted":
         from agents.llm import scripted
 
@@ -53,5 +67,9 @@ def get_backend() -> ModelBackend:
 
             return llamacpp_backend.configured()
     except ImproperlyConfigured as exc:
-        raise ImproperlyConfigured(f"AGENT_BACKEND={choice!r} is not available: {exc}") from exc
+        raise ImproperlyConfigured(f"AGENT_BACKEND={_named(choice)} is not available: {exc}") from exc
     raise ImproperlyConfigured(f"AGENT_BACKEND={choice!r} is not a known backend.")
+
+
+def _named(choice: str) -> str:
+    return repr(choice) if settings.AGENT_BACKEND == choice else f"{settings.AGENT_BACKEND!r} ({choice})"

@@ -267,6 +267,32 @@ def configured() -> LlamaCppBackend:
         return _loaded[key]
 
 
+def prepare() -> list[Path]:
+    """Write the GGUFs the configured adapters run from (merged models or exported LoRAs) now,
+    so that the first chat does not wait for them; their paths. Loads no model."""
+    from transformers import AutoConfig
+
+    gguf = model_store.gguf_path()
+    adapters = model_store.adapter_dirs()
+    config = AutoConfig.from_pretrained(model_store.base_model_dir(), local_files_only=True)
+    return [path for path in _model_files(gguf, adapters, config).values() if path is not None]
+
+
+def _model_files(gguf: Path, adapters: Mapping[Role, Path | None], config: Any) -> dict[Role, Path | None]:
+    """Per role: its merged GGUF (merged mode, every role trained), else its LoRA GGUF (or None)."""
+    heads, kv_heads = config.num_attention_heads, config.num_key_value_heads
+    if _merged(adapters):
+        return {role: merged_model(gguf, adapters[role], heads=heads, kv_heads=kv_heads) for role in ROLES}
+    return {
+        role: None if adapters.get(role) is None else exported_lora(adapters[role], heads=heads, kv_heads=kv_heads)
+        for role in ROLES
+    }
+
+
+def _merged(adapters: Mapping[Role, Path | None]) -> bool:
+    return settings.AGENT_LLAMACPP_ADAPTERS == "merged" and all(adapters.get(role) is not None for role in ROLES)
+
+
 def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
     started = time.perf_counter()
     from transformers import AutoConfig, AutoTokenizer
@@ -274,20 +300,13 @@ def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
     model_dir = model_store.base_model_dir()
     config = AutoConfig.from_pretrained(model_dir, local_files_only=True)
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    heads, kv_heads = config.num_attention_heads, config.num_key_value_heads
     threads = settings.AGENT_TORCH_THREADS
     trained = [role for role in ROLES if adapters.get(role) is not None]
-    if settings.AGENT_LLAMACPP_ADAPTERS == "merged" and len(trained) == len(ROLES):
-        runners = {
-            role: _Runner(merged_model(gguf, adapters[role], heads=heads, kv_heads=kv_heads), {}, threads, 1)
-            for role in ROLES
-        }
+    files = _model_files(gguf, adapters, config)
+    if _merged(adapters):
+        runners = {role: _Runner(files[role], {}, threads, 1) for role in ROLES}
     else:
-        loras = {
-            role: None if path is None else exported_lora(path, heads=heads, kv_heads=kv_heads)
-            for role, path in adapters.items()
-        }
-        shared = _Runner(gguf, loras, threads, len(ROLES))
+        shared = _Runner(gguf, files, threads, len(ROLES))
         runners = {role: shared for role in ROLES}
     eos = eos_ids(tokenizer, getattr(config, "eos_token_id", None))
     backend = LlamaCppBackend(runners, tokenizer, eos, trained=trained)

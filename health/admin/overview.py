@@ -17,7 +17,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from agents.llm import model_store
+from agents.llm import model_store, resolved_choice
 from agents.llm.base import ROLES
 from agents.models import Conversation
 from health.models import Alert, Appointment, DoseEvent, OutboundMessage
@@ -177,7 +177,7 @@ def deployed_model() -> ModelInfo:
             adapters.append(AdapterInfo(role, NO_ADAPTER, NO_EVALUATION))
         else:
             adapters.append(AdapterInfo(role, str(adapter), card_evaluation(adapter)))
-    return ModelInfo(settings.AGENT_BACKEND, base_path, prepared, note, adapters)
+    return ModelInfo(resolved_choice(), base_path, prepared, note, adapters)
 
 
 def overview(now: dt.datetime | None = None) -> dict:

@@ -3,10 +3,12 @@ configured model backend (or says clearly why it cannot)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.llm import get_backend
+from agents.llm import get_backend, resolved_choice
 from agents.llm.base import BackendError
 from agents.llm.scripted import ScriptedBackend
 from agents.tasks import hard_sos_end_task, hard_sos_start_task, soft_sos_task
@@ -26,6 +28,46 @@ def test_a_backend_that_is_not_prepared_or_configured_is_refused_clearly(setting
     settings.AGENT_BACKEND = choice
 
     with pytest.raises(ImproperlyConfigured, match=f"AGENT_BACKEND='{choice}' is not available"):
+        get_backend()
+
+
+def _llama_cpp_installed(monkeypatch, installed: bool) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def find_spec(name, *args, **kwargs):
+        if name == "llama_cpp":
+            return real("json") if installed else None  # any spec stands for "importable"
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+
+
+@pytest.mark.parametrize(
+    ("llama_cpp", "base_model", "expected"),
+    [
+        (True, "", "llamacpp"),
+        (False, "", "transformers"),
+        (True, "/models/qwen2.5-coder-7b", "transformers"),  # llama.cpp runs the default GGUF only
+    ],
+)
+def test_auto_picks_llama_cpp_only_when_it_is_installed_and_the_base_is_the_default(
+    settings, monkeypatch, llama_cpp, base_model, expected
+):
+    settings.AGENT_BACKEND = "auto"
+    settings.AGENT_BASE_MODEL = base_model
+    _llama_cpp_installed(monkeypatch, llama_cpp)
+
+    assert resolved_choice() == expected
+
+
+def test_auto_names_what_it_picked_when_that_is_not_available(settings, monkeypatch):
+    settings.AGENT_BACKEND = "auto"
+    settings.AGENT_BASE_MODEL = ""
+    _llama_cpp_installed(monkeypatch, False)
+
+    with pytest.raises(ImproperlyConfigured, match=re.escape("AGENT_BACKEND='auto' (transformers) is not available")):
         get_backend()
 
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.llm import bench, get_backend, model_store
+from agents.llm import bench, get_backend, model_store, resolved_choice
 from agents.prompts import build_messages
 from agents.tools import REGISTRY
 
@@ -29,7 +29,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, convert: bool = False, timeout: float = 300.0, **options) -> None:
         rows: list[list[str]] = [["what", "time", "tokens", "speed"]]
-        choice = settings.AGENT_BACKEND
+        choice = resolved_choice()
         if choice == "transformers":
             rows += self._load_rows(convert)
         started = time.perf_counter()
