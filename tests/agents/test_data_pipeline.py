@@ -230,3 +230,19 @@ def test_parallel_workers_give_the_same_conversations_as_one_process(tmp_path):
     assert conversations("one") == conversations("two") and len(conversations("one")) == 4
     report = json.loads((tmp_path / "two" / "report.json").read_text())
     assert report["workers"] == 2 and report["kept"] == 4 and not (tmp_path / "two" / "shards").exists()
+
+
+def test_a_holdout_seed_keeps_another_seed_s_unseen_diseases_out_of_new_training_data(tmp_path):
+    """GIVEN seed 3's held-out diseases and phrasings
+    WHEN more training conversations come from seed 5 with --holdout-seed 3
+    THEN none of them uses what seed 3 holds out, and the report names the holdout seed."""
+    call_command(
+        "generate_agent_data", "--out", str(tmp_path), "--train", "12", "--test-per-category", "0",
+        "--seed", "5", "--holdout-seed", "3",
+    )  # fmt: skip
+    holdout = Holdout.choose(3)
+    train = read(tmp_path / "trajectories.jsonl")
+    assert train and not {t["disease"] for t in train} & holdout.diseases
+    assert not {t["template"] for t in train} & holdout.templates
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert (report["seed"], report["holdout_seed"]) == (5, 3)

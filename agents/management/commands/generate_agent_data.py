@@ -47,6 +47,13 @@ class Command(BaseCommand):
             default=0.5,
             help="Share of appointment test conversations with diseases and phrasings held out of training.",
         )
+        parser.add_argument(
+            "--holdout-seed",
+            type=int,
+            default=None,
+            help="Choose the held-out diseases and phrasings with this seed (default --seed): more training "
+            "conversations from a new --seed that keep another seed's unseen test conversations unseen.",
+        )
         parser.add_argument("--workers", type=int, default=1, help="Parallel processes (each on its own SQLite).")
         parser.add_argument("--shard", help=argparse.SUPPRESS)  # set by --workers for its processes
 
@@ -56,7 +63,8 @@ class Command(BaseCommand):
                 "--train and --test-per-category must be >= 0, --unseen-share within 0..1, --workers >= 1."
             )
         directory = Path(out)
-        holdout = Holdout.choose(seed)
+        holdout_seed = seed if options.get("holdout_seed") is None else options["holdout_seed"]
+        holdout = Holdout.choose(holdout_seed)
         specs = list(
             plan_specs(
                 seed, train=train, test_per_category=test_per_category, unseen_share=unseen_share, holdout=holdout
@@ -70,6 +78,7 @@ class Command(BaseCommand):
             if shard is None and workers > 1:
                 forwarded = ["--seed", str(seed), "--train", str(train)]
                 forwarded += ["--test-per-category", str(test_per_category), "--unseen-share", str(unseen_share)]
+                forwarded += ["--holdout-seed", str(holdout_seed)]
                 summary = parallel.run_shards(directory, forwarded, workers, len(specs), progress)
                 counts = summary["files"]
             else:
@@ -87,6 +96,7 @@ class Command(BaseCommand):
                 "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                 "workers": workers if shard is None else 1,
                 "seed": seed,
+                "holdout_seed": holdout_seed,
             }
         )
         (directory / "report.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
