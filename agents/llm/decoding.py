@@ -101,6 +101,23 @@ def looping(tokens: Sequence[int]) -> bool:
     return False
 
 
+def cut_loop(text: str, repeats: int = 3, longest: int = 80) -> str | None:
+    """``text`` with the part it ends repeating back to back kept once, separators stripped; None
+    when it does not end so (at least ``repeats`` copies of 2 to ``longest`` characters).
+
+    "about fatigue, low iron intake, low iron intake, low iron intake," -> "about fatigue, low iron intake"
+    """
+    for period in range(2, min(longest, len(text) // repeats) + 1):
+        unit = text[-period:]
+        if text[-repeats * period :] != unit * repeats:
+            continue
+        copies = repeats
+        while text[: len(text) - copies * period].endswith(unit):
+            copies += 1
+        return text[: len(text) - (copies - 1) * period].rstrip(" ,;")
+    return None
+
+
 def continuation(answer: Sequence[int], history: Sequence[Sequence[int]], limit: int) -> list[int]:
     """How the latest earlier answer that starts with ``answer`` (so far) went on.
 

@@ -34,6 +34,8 @@ MAX_NEW_TOKENS: dict[Role, int] = {"planner": 128, "caller": 192}
 PLANNER_REASON_TOKENS = 24
 PLANNER_ACTION_TOKENS = 32
 REASON_STOP = ("</reason>", "<action>", "</action>")
+# How often one answer that loops is mended (agents.llm.local.LocalBackend._mend_loop).
+LOOP_MENDS = 2
 
 T = TypeVar("T")
 
@@ -131,7 +133,9 @@ class LocalBackend(ModelBackend):
         guided = (role == "caller" and self.constrained_caller) or (role == "planner" and self.structured_planner)
         spent = 0
         if self._trained(role) or not guided:
-            text, spent = self._generate(role, ids, stop, deadline)
+            text, spent, looped = self._generate(role, ids, stop, deadline)
+            if looped:
+                text, spent = self._mend_loop(role, ids, stop, deadline, text, spent)
             if not guided or _usable(role, cut_at_stop(text, stop)):
                 return text, spent
         if role == "caller":
@@ -139,6 +143,36 @@ class LocalBackend(ModelBackend):
         else:
             text, generated = self._structured_plan(ids, deadline)
         return text, spent + generated
+
+    def _mend_loop(
+        self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None, text: str, spent: int
+    ) -> tuple[str, int]:
+        """An answer that stopped in a loop, with the repeated part kept once and the answer closed.
+
+        A planner that loops inside its action ("about fatigue, low iron intake, low iron intake, …")
+        gets its action closed there. A caller that loops inside a string value gets the string
+        closed and goes on to write the rest of its call: cut off in its first parameter, it would
+        lose the ones after it (the specialization of a search, say). Greedy decoding never leaves a
+        loop by itself.
+        """
+        for _ in range(LOOP_MENDS):
+            cut = decoding.cut_loop(text)
+            if cut is None:
+                break
+            if role == "planner":
+                opened = cut.rfind("<action>")
+                return (cut + "</action>" if opened > cut.rfind("</action>") else cut), spent
+            if not _inside_string(cut):
+                return cut, spent
+            mended = cut + '"'
+            room = self.max_new_tokens[role] - spent
+            if room <= 0:
+                return mended, spent
+            more, extra, looped = self._generate(role, ids + self._ids(mended), stop, deadline, max_new_tokens=room)
+            text, spent = mended + more, spent + extra
+            if not looped:
+                break
+        return text, spent
 
     def _generate(
         self,
@@ -148,8 +182,9 @@ class LocalBackend(ModelBackend):
         deadline: float | None,
         *,
         max_new_tokens: int | None = None,
-    ) -> tuple[str, int]:
-        """Greedy text after ``ids`` (agents.llm.decoding: guesses checked in one pass, same tokens)."""
+    ) -> tuple[str, int, bool]:
+        """Greedy text after ``ids`` (agents.llm.decoding: guesses checked in one pass, same tokens),
+        its token count, and whether it stopped in a loop."""
         return self._on_target(
             role,
             ids,
@@ -170,12 +205,12 @@ class LocalBackend(ModelBackend):
         the reason and the action: fewer tokens, the cost that dominates here.
         """
         reason_prompt = ids + self._ids("<reason>")
-        reason, reason_tokens = self._generate(
+        reason, reason_tokens, _ = self._generate(
             "planner", reason_prompt, REASON_STOP, deadline, max_new_tokens=PLANNER_REASON_TOKENS
         )
         reason = cut_at_stop(reason, REASON_STOP).strip()
         action_prompt = reason_prompt + self._ids(f"{reason}</reason><action>")
-        action, action_tokens = self._generate(
+        action, action_tokens, _ = self._generate(
             "planner", action_prompt, ("</action>",), deadline, max_new_tokens=PLANNER_ACTION_TOKENS
         )
         action = cut_at_stop(action, ("</action>",)).strip()
@@ -203,8 +238,9 @@ class LocalBackend(ModelBackend):
         *,
         history_key: str,
         max_new_tokens: int,
-    ) -> tuple[str, int]:
-        """Greedy text after ``ids`` on ``target``, guessing from the answers kept under ``history_key``."""
+    ) -> tuple[str, int, bool]:
+        """Greedy text after ``ids`` on ``target``, guessing from the answers kept under ``history_key``;
+        its token count and whether it stopped in a loop."""
         history = self._history.setdefault(history_key, decoding.History())
 
         def done(tokens: list[int]) -> bool:
@@ -224,7 +260,21 @@ class LocalBackend(ModelBackend):
             stop_loops=self.stop_loops,
         )
         history.add(tokens)
-        return self.tokenizer.decode(tokens, skip_special_tokens=True), len(tokens)
+        looped = self.stop_loops and len(tokens) < max_new_tokens and decoding.looping(tokens)
+        return self.tokenizer.decode(tokens, skip_special_tokens=True), len(tokens), looped
+
+
+def _inside_string(text: str) -> bool:
+    """Whether JSON ``text`` ends inside a string value (an odd number of unescaped quotes)."""
+    inside = escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            inside = not inside
+    return inside
 
 
 def _usable(role: Role, text: str) -> bool:
