@@ -10,21 +10,15 @@ The parent shows one progress bar and merges the results back into case order.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-
+from agents import shards
 from agents.evaluation.scenarios import Case, CaseResult, report
 
-PROGRESS_FILE = "progress"
 RESULTS_FILE = "results.json"
 
 
@@ -43,32 +37,19 @@ def read_cases(path: str | Path) -> list[Case]:
 def run_sharded(cases: Sequence[Case], workers: int, progress: Any = None) -> dict[str, Any]:
     """Run ``cases`` in ``workers`` processes; the report of all of them, in case order."""
     with tempfile.TemporaryDirectory(prefix="agent-scenarios-") as tmp:
-        shards = [Path(tmp) / str(index) for index in range(workers)]
-        processes = []
-        for index, directory in enumerate(shards):
-            directory.mkdir()
-            write_cases(directory / "cases.json", cases[index::workers])
-            env = {**os.environ, "DATABASE_URL": f"sqlite:///{directory / 'db.sqlite3'}", "REDIS_URL": ""}
-            command = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "agent_scenarios"]
-            command += ["--worker-input", str(directory / "cases.json"), "--no-progress"]
-            log = (directory / "worker.log").open("w")
-            processes.append((subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT), log))
-        try:
-            while any(process.poll() is None for process, _ in processes):
-                time.sleep(2)
-                if progress is not None:
-                    progress.n = sum(_done(directory) for directory in shards)
-                    progress.refresh()
-        finally:
-            for process, log in processes:
-                if process.poll() is None:
-                    process.terminate()
-                log.close()
-        failed = [i for i, (process, _) in enumerate(processes) if process.returncode != 0]
+        folders = [Path(tmp) / str(index) for index in range(workers)]
+        for index, folder in enumerate(folders):
+            folder.mkdir()
+            write_cases(folder / "cases.json", cases[index::workers])
+
+        def arguments(index: int, folder: Path) -> list[str]:
+            return ["agent_scenarios", "--worker-input", str(folder / "cases.json"), "--no-progress"]
+
+        failed = shards.run(folders, arguments, progress)
         if failed:
-            tails = [(shards[i] / "worker.log").read_text(errors="replace")[-800:] for i in failed]
+            tails = [(folders[i] / shards.LOG_FILE).read_text(errors="replace")[-800:] for i in failed]
             raise RuntimeError("scenario worker(s) failed:\n" + "\n---\n".join(tails))
-        per_shard = [json.loads((directory / RESULTS_FILE).read_text()) for directory in shards]
+        per_shard = [json.loads((folder / RESULTS_FILE).read_text()) for folder in folders]
     results: list[CaseResult] = []
     for position in range(len(cases)):  # case i ran in shard i % workers, as its (i // workers)-th
         results.append(CaseResult(**per_shard[position % workers][position // workers]))
@@ -88,14 +69,7 @@ def run_worker(path: str | Path, backend: Any) -> None:
     def counted(_result: CaseResult) -> None:
         nonlocal done
         done += 1
-        (directory / PROGRESS_FILE).write_text(str(done))
+        shards.write_progress(directory, done)
 
     data = run_cases(read_cases(path), backend, on_result=counted)
     (directory / RESULTS_FILE).write_text(json.dumps(data["cases"]), encoding="utf-8")
-
-
-def _done(directory: Path) -> int:
-    try:
-        return int((directory / PROGRESS_FILE).read_text() or 0)
-    except (FileNotFoundError, ValueError):
-        return 0

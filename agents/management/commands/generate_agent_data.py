@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from agents import shards
 from agents.data import workers as parallel
 from agents.data.generator import Holdout, Report, generate, plan_specs
 from agents.data.sft import Writer
@@ -123,7 +124,7 @@ class Command(BaseCommand):
             done += n
             progress.update(n)
             if shard is not None and done % 10 == 0:
-                parallel.write_progress(directory, done)
+                shards.write_progress(directory, done)
 
         for sample in generate(specs, seed=seed, holdout=holdout, report=report, on_progress=advance):
             writer.add(sample)
