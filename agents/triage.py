@@ -31,7 +31,7 @@ import hashlib
 import os
 import random
 import threading
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from django.conf import settings
@@ -116,6 +116,11 @@ def _build(texts: list[str], path: Path):
 
 def suggest(text: str, k: int = 3) -> list[tuple[str, float]]:
     """The ``k`` specializations whose complaints are most like ``text``, with their vote share."""
+    return list(_suggest(text, k))
+
+
+@lru_cache(maxsize=512)  # a replayed trajectory asks the same query again
+def _suggest(text: str, k: int) -> tuple[tuple[str, float], ...]:
     import numpy as np
 
     with _lock:  # one build, one encoder call at a time
@@ -128,4 +133,4 @@ def suggest(text: str, k: int = 3) -> list[tuple[str, float]]:
         votes[labels[position]] = votes.get(labels[position], 0.0) + max(0.0, float(scores[position])) ** 2
     total = sum(votes.values()) or 1.0
     ranked = sorted(votes.items(), key=lambda item: (-item[1], item[0]))[:k]
-    return [(name, round(value / total, 2)) for name, value in ranked]
+    return tuple((name, round(value / total, 2)) for name, value in ranked)

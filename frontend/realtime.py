@@ -7,12 +7,27 @@ Every producer (agent runtime, vitals monitor, SOS, messaging) goes through
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
+_muted: ContextVar[bool] = ContextVar("realtime_muted", default=False)
+
+
+@contextmanager
+def muted() -> Iterator[None]:
+    """No pushes from this context while inside: conversations that no browser shows (generated
+    training data) skip the channel layer, a quarter of the generator's time."""
+    token = _muted.set(True)
+    try:
+        yield
+    finally:
+        _muted.reset(token)
 
 
 def user_group(user_id: int) -> str:
@@ -25,6 +40,8 @@ def push_to_user(user_id: int, event: str, payload: dict[str, Any]) -> None:
     Delivery is best effort: a missing or unreachable channel layer never
     breaks the action that produced the event (the database is the record).
     """
+    if _muted.get():
+        return
     layer = get_channel_layer()
     if layer is None:
         return

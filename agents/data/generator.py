@@ -31,6 +31,7 @@ from agents.models import Conversation
 from agents.runtime import Runtime, link_alert, system_value
 from agents.services import SOS_REQUESTS
 from agents.trajectory import export_conversation, render_caller, render_planner, replay, title_from
+from frontend import realtime
 
 KINDS = {
     "soft_sos": Conversation.Kind.SOFT_SOS,
@@ -295,6 +296,11 @@ def _drive(patient, kind, alert, text, flow, holder) -> tuple[list[dict[str, Any
 
 def generate_one(spec: Spec, directory: env.Directory, holdout: Holdout) -> tuple[Sample | None, str]:
     """One conversation: build its patient, run the flow, replay it; everything rolled back."""
+    with realtime.muted():  # no browser shows a generated conversation: push no agent-log events
+        return _generate_one(spec, directory, holdout)
+
+
+def _generate_one(spec: Spec, directory: env.Directory, holdout: Holdout) -> tuple[Sample | None, str]:
     rng = random.Random(spec.seed)
     # A conversation draws its own ids (not the directory's): a shard gives the same rows as one process.
     with transaction.atomic():

@@ -62,3 +62,28 @@ def test_events_pushed_to_a_user_reach_only_that_users_socket(alice, bob):
         await bob_socket.disconnect()
 
     async_to_sync(scenario)()
+
+
+def test_nothing_is_pushed_from_a_muted_context(alice):
+    """GIVEN alice's open tab
+    WHEN an event is pushed inside realtime.muted() (a generated conversation), then one after it
+    THEN only the one after it arrives."""
+    from frontend.realtime import muted
+
+    def push_muted_then_live():
+        with muted():
+            push_to_user(alice.pk, "notification", {"title": "generated"})
+        push_to_user(alice.pk, "notification", {"title": "live"})
+
+    headers = session_headers(alice)
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, "/ws/events/", headers=headers)
+        assert (await socket.connect())[0]
+        assert (await socket.receive_json_from())["event"] == "hello"
+        await sync_to_async(push_muted_then_live)()
+        assert (await socket.receive_json_from(timeout=5))["data"] == {"title": "live"}
+        assert await socket.receive_nothing(timeout=0.5)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
