@@ -22,6 +22,13 @@ PROGRESS_FILE = "progress"
 LOG_FILE = "worker.log"
 
 
+def prepare_worker_database() -> None:
+    """The worker's side: create the schema in its own, fresh SQLite file (``run`` points it there)."""
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
 def write_progress(folder: Path, done: int) -> None:
     (folder / PROGRESS_FILE).write_text(str(done))
 

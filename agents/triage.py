@@ -41,6 +41,7 @@ LAY_SENTENCES = 4
 _lock = threading.Lock()
 
 
+@cache  # index_path() and index() both need it
 def bank_texts() -> tuple[list[str], list[str]]:
     """(texts, specialization of each) for the index, deterministic."""
     from agents.data.bank import DISEASES, SYMPTOMS

@@ -58,12 +58,10 @@ def run_sharded(cases: Sequence[Case], workers: int, progress: Any = None) -> di
 
 def run_worker(path: str | Path, backend: Any) -> None:
     """The worker's side: migrate its own database, run its cases, write results and progress beside them."""
-    from django.core.management import call_command
-
     from agents.evaluation.scenarios import run_cases
 
     directory = Path(path).parent
-    call_command("migrate", verbosity=0, interactive=False)
+    shards.prepare_worker_database()
     done = 0
 
     def counted(_result: CaseResult) -> None:

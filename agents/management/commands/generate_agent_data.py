@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
@@ -114,7 +113,7 @@ class Command(BaseCommand):
             index, count = shard
             specs = specs[index::count]
             directory.mkdir(parents=True, exist_ok=True)
-            call_command("migrate", verbosity=0)  # a worker's own, fresh database
+            shards.prepare_worker_database()
         report = Report()
         writer = Writer(directory, seed=seed)
         done = 0
