@@ -267,3 +267,36 @@ def test_triage_reads_a_looping_symptom_list_as_the_clean_one(ctx):
     looping = run("match_specialization", ctx, symptoms="itchy rash, dry skin, dry skin, dry skin dry skin, itchy rash")
     assert looping == clean
     assert clean["specializations"][0] == "dermatologist"
+
+
+def test_triage_searches_only_with_the_symptoms_the_user_said(alice):
+    from agents.trajectory import import_trajectory
+
+    said = "hey i flush really easily and my eye is bright red"
+    conversation = import_trajectory(
+        alice,
+        [
+            {"from": "system", "value": {"user_details": {"user_id": str(alice.pk), "name": "Alice", "timestamp": ""}}},
+            {"from": "user", "value": said},
+        ],
+    )
+    # A small model misread the message (seen in a scenario run): nobody said "urination".
+    misread = run(
+        "match_specialization",
+        ToolContext(user=alice, conversation=conversation),
+        symptoms="frequent urination, watery eyes",
+    )
+    assert misread["specializations"][0] == "ophthalmologist"
+    assert "nephrologist" not in misread["specializations"]
+
+    # Outside a conversation there is nothing to check against: every symptom counts.
+    bare = run("match_specialization", ToolContext(user=alice), symptoms="frequent urination, watery eyes")
+    assert "nephrologist" in bare["specializations"]
+
+
+def test_a_symptom_counts_as_said_on_a_crude_stem():
+    from agents.tools.symptoms import grounded
+
+    said = "My eyes are red and it's painful, my abdomen keeps swelling, and I keep coughing."
+    extracted = ["red eye", "eye pain", "abdominal swelling", "cough", "bleeding", "blurred vision", "fever"]
+    assert grounded(extracted, said) == ["red eye", "eye pain", "abdominal swelling", "cough"]
