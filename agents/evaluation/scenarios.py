@@ -26,8 +26,9 @@ most :data:`MAX_ANSWERS` answers are given.
 
 Scoring: the specialization of a case is the booked appointment's, if one was
 booked, else that of the last ``get_available_specialists`` call (the
-assistant's final choice; a call without ``specialization`` searches the
-tool's default, a general physician). Names are normalised through the
+assistant's final choice): the specialization of the specialist it found (a
+call without ``specialization`` searches the conversation's triage result),
+else the one it named. Names are normalised through the
 directory (:func:`agents.tools.appointments.resolve_specialization`: synonyms,
 plurals, case), both the searched and the expected ones. A case passes when
 that specialization is one of ``expect.specializations`` (when given) and
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import itertools
 import json
 import re
 import sys
@@ -324,14 +326,34 @@ def normalise_specialization(name: str | None) -> str:
 
 
 def _searched(conversation: Conversation) -> list[str]:
+    """The specialization of each specialist search: the found specialist's (a search that names
+    none goes to the conversation's triage result), else the one the call named."""
+    from health.models import Specialist
+
     searched = []
-    for step in conversation.steps.filter(role="caller").order_by("index"):
+    steps = list(conversation.steps.filter(role__in=("caller", "observation")).order_by("index"))
+    for step, following in itertools.zip_longest(steps, steps[1:]):
         call = step.payload
-        if isinstance(call, dict) and call.get("tool") == SEARCH_TOOL:
-            parameters = call.get("parameters") if isinstance(call.get("parameters"), dict) else {}
-            specialization = parameters.get("specialization")
-            searched.append(normalise_specialization(specialization if isinstance(specialization, str) else None))
+        if step.role != "caller" or not isinstance(call, dict) or call.get("tool") != SEARCH_TOOL:
+            continue
+        observation = following.payload if following is not None and following.role == "observation" else {}
+        result = observation.get("result") if isinstance(observation, dict) else None
+        found_id = _int(result.get("specialist_id")) if isinstance(result, dict) else None
+        found = Specialist.objects.filter(pk=found_id).first() if found_id is not None else None
+        if found is not None:
+            searched.append(found.specialization.name.lower())
+            continue
+        parameters = call.get("parameters") if isinstance(call.get("parameters"), dict) else {}
+        specialization = parameters.get("specialization")
+        searched.append(normalise_specialization(specialization if isinstance(specialization, str) else None))
     return searched
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _outcome(case: Case, user, conversation: Conversation, result: CaseResult) -> None:

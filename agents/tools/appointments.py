@@ -16,6 +16,7 @@ from django.db import transaction
 from agents.tools.context import ToolContext
 from agents.tools.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.registry import tool
+from agents.tools.transcript import last_result
 from health.models import (
     Appointment,
     AppointmentHistory,
@@ -26,8 +27,8 @@ from health.models import (
     Specialization,
 )
 
-# The default referral when the planner names no specialization: the
-# assistant refers, it does not diagnose (DESIGN.md, safety rules).
+# The default referral when the planner names no specialization and triage has not run in the
+# conversation: the assistant refers, it does not diagnose (DESIGN.md, safety rules).
 DEFAULT_SPECIALIZATION = "general physician"
 # How far ahead a preferred time of day is searched for.
 SEARCH_HORIZON = dt.timedelta(days=60)
@@ -49,6 +50,16 @@ def resolve_specialization(name: str | None) -> Specialization:
             return specialization
     known = ", ".join(s.name for s in every) or "none"
     raise NotFound(f"No specialization called {name!r}. Known specializations: {known}.")
+
+
+def matched_specialization(ctx: ToolContext) -> str | None:
+    """The specialization ``match_specialization`` ranked first in this conversation, if it ran.
+
+    A search that names none (a small model that dropped the argument, or lost it in a loop) goes
+    to the specialist triage chose for this complaint, not to the general default."""
+    matched = last_result(ctx.conversation, "match_specialization")
+    names = matched.get("specializations") if isinstance(matched, dict) else None
+    return str(names[0]) if isinstance(names, list) and names else None
 
 
 def _parse_time(text: str) -> dt.time:
@@ -124,7 +135,7 @@ def get_available_specialists(
         specialization: Specialization name for the appointment, e.g. 'general physician'.
         user_schedule: User's preferred schedule, e.g. {'date': 'YYYY-MM-DD', 'time_range': 'HH:MM-HH:MM'}.
     """
-    wanted = resolve_specialization(specialization)
+    wanted = resolve_specialization(specialization or matched_specialization(ctx))
     tz = ctx.tz
     slots = (
         Slot.objects.free()

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import re
 from typing import TypedDict
 
 from agents.tools.context import ToolContext
 from agents.tools.errors import InvalidArguments
 from agents.tools.registry import tool
+from agents.tools.transcript import said_in_request
 from health.models import SymptomRecord
 
 # Words that say nothing about which complaint it was.
@@ -137,42 +137,9 @@ def match_specialization(ctx: ToolContext, symptoms: str) -> dict:
     named = split_symptoms(symptoms)
     if not named:
         raise InvalidArguments("symptoms must name at least one symptom.")
-    # The user's own words carry more than the extracted list: search with both, but only with the
-    # symptoms the user said. A small model's extraction may name what nobody said ("bloating"
-    # copied as "bleeding"), and triage must not send the patient to another specialist for it.
-    said = _user_words(ctx)
-    text = ", ".join(grounded(named, said) if said else named)
-    return {"specializations": [name for name, _ in triage.suggest(f"{said} {text}".strip()[:2000])]}
-
-
-def grounded(symptoms: list[str], said: str) -> list[str]:
-    """The symptoms every word of which the user said (on a crude stem: "eyes" for "eye", "painful"
-    for "pain", "abdominal" for "abdomen").
-
-    On generated conversations the filter keeps 57 % of the extracted symptoms and triage ranks the
-    curated specialization first as often as with all of them (561 against 564 of 771 training
-    queries, 121 against 120 of 160 test queries; the user's words alone: 556 and 119).
-    """
-    heard = _words(said)
-    return [symptom for symptom in symptoms if _words(symptom) and all(_heard(w, heard) for w in _words(symptom))]
-
-
-def _heard(word: str, heard: set[str]) -> bool:
-    return any(word[: min(len(word), len(other), 4)] == other[: min(len(word), len(other), 4)] for other in heard)
-
-
-def _user_words(ctx: ToolContext) -> str:
-    if ctx.conversation is None:
-        return ""
-    from agents.trajectory import export_conversation
-
-    words = []
-    states = export_conversation(ctx.conversation)
-    for previous, state in itertools.pairwise(states):
-        if state["from"] == "user":
-            words.append(str(state["value"]))
-        elif state["from"] == "observation" and previous["from"] == "caller":
-            if previous["value"].get("tool") in ("get_input_from_user", "follow_up_with_user"):
-                result = state["value"].get("result")
-                words.append(result.get("user", "") if isinstance(result, dict) else str(result))
-    return " ".join(words)
+    # In a conversation the referral follows what the user said (this request and the answers to the
+    # questions asked about it), not the model's list: a 135M model's extraction drops, adds and
+    # misreads symptoms ("bloating" copied as "bleeding", "muscle pain" for "my whole body aches"),
+    # and each such slip moved the ranking. The list is the query only outside a conversation.
+    said = said_in_request(ctx.conversation)
+    return {"specializations": [name for name, _ in triage.suggest((said or ", ".join(named))[:2000])]}

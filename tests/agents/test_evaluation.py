@@ -458,6 +458,25 @@ def test_agent_scenarios_caps_the_answers(tmp_path, directory):
     assert {a["answer"] for a in result["answers"]} == {scenarios.NOTHING_ELSE}
 
 
+def test_a_search_that_names_no_specialization_is_scored_by_the_specialist_it_found(tmp_path, directory):
+    skin = SpecialistFactory(name="Dr. Skin", specialization=Specialization.objects.get(name="dermatologist"))
+    SlotFactory(specialist=skin, starts_at=directory.starts_at, ends_at=directory.ends_at)
+    case = {"id": "rash", "message": "An itchy red rash spread over my arms and my skin is scaly."}
+    cases = write_cases(tmp_path / "cases.jsonl", [{**case, "expect": {"specializations": ["dermatologist"]}}])
+    out = tmp_path / "scenarios.json"
+    backend = ScenarioBackend(
+        planner=[plan("A rash.", "Match the rash to a specialization."), plan("Skin.", "Find one."), end()],
+        # The caller drops the specialization: the search goes to what triage ranked first.
+        caller=[call("match_specialization", symptoms="rash"), call("get_available_specialists", symptoms="rash")],
+    )
+
+    call_command("agent_scenarios", file=str(cases), json_out=str(out), backend=backend, no_progress=True)
+
+    result = json.loads(out.read_text())["cases"][0]
+    assert result["searched"] == ["dermatologist"]
+    assert result["specialization"] == "dermatologist" and result["passed"] is True
+
+
 def test_agent_scenarios_seeds_the_demo_directory_only_for_the_run(tmp_path, db, monkeypatch):
     monkeypatch.setattr(demo_data, "SLOT_DAYS", 4)  # always includes a weekday
     backend = ScenarioBackend(

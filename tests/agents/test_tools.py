@@ -17,6 +17,7 @@ from tests.factories import (
     DeviceFactory,
     SlotFactory,
     SpecialistFactory,
+    SpecializationFactory,
     SymptomRecordFactory,
     VitalReadingFactory,
 )
@@ -269,34 +270,72 @@ def test_triage_reads_a_looping_symptom_list_as_the_clean_one(ctx):
     assert clean["specializations"][0] == "dermatologist"
 
 
-def test_triage_searches_only_with_the_symptoms_the_user_said(alice):
+def _conversation_of(user, *states):
     from agents.trajectory import import_trajectory
 
-    said = "hey i flush really easily and my eye is bright red"
-    conversation = import_trajectory(
-        alice,
-        [
-            {"from": "system", "value": {"user_details": {"user_id": str(alice.pk), "name": "Alice", "timestamp": ""}}},
-            {"from": "user", "value": said},
-        ],
-    )
-    # A small model misread the message (seen in a scenario run): nobody said "urination".
-    misread = run(
-        "match_specialization",
-        ToolContext(user=alice, conversation=conversation),
-        symptoms="frequent urination, watery eyes",
-    )
-    assert misread["specializations"][0] == "ophthalmologist"
-    assert "nephrologist" not in misread["specializations"]
+    system = {"from": "system", "value": {"user_details": {"user_id": str(user.pk), "name": "A", "timestamp": ""}}}
+    return import_trajectory(user, [system, *states])
 
-    # Outside a conversation there is nothing to check against: every symptom counts.
+
+def _asked(answer: str) -> list[dict]:
+    return [
+        {"from": "planner", "value": {"reason": "Too vague.", "action": "Ask about more symptoms."}},
+        {"from": "caller", "value": {"tool": "get_input_from_user", "parameters": {"user_id": "1", "questions": "?"}}},
+        {"from": "observation", "value": {"result": answer}},
+    ]
+
+
+def test_triage_follows_what_the_user_said_not_the_models_reading_of_it(alice):
+    said = "hey i flush really easily and my eye is bright red"
+    conversation = _conversation_of(alice, {"from": "user", "value": said})
+    in_chat = ToolContext(user=alice, conversation=conversation)
+
+    # A small model misread the message (seen in a scenario run): nobody said "urination".
+    misread = run("match_specialization", in_chat, symptoms="frequent urination, watery eyes")
+    faithful = run("match_specialization", in_chat, symptoms="facial flushing, red eye")
+
+    assert misread == faithful
+    assert faithful["specializations"][0] == "ophthalmologist"
+    assert "nephrologist" not in misread["specializations"]
+    # Outside a conversation there is nothing else to go on: the list is the query.
     bare = run("match_specialization", ToolContext(user=alice), symptoms="frequent urination, watery eyes")
     assert "nephrologist" in bare["specializations"]
 
 
-def test_a_symptom_counts_as_said_on_a_crude_stem():
-    from agents.tools.symptoms import grounded
+def test_triage_hears_the_answers_to_follow_up_questions_of_this_request_only(alice):
+    conversation = _conversation_of(
+        alice,
+        {"from": "user", "value": "my knee has been swollen and stiff for weeks"},
+        {"from": "planner", "value": {"reason": "Done.", "action": "<END>"}},
+        {"from": "user", "value": "Something else now: I feel off and can't say why."},
+        *_asked("my skin itches all over and I have an itchy red rash"),
+    )
 
-    said = "My eyes are red and it's painful, my abdomen keeps swelling, and I keep coughing."
-    extracted = ["red eye", "eye pain", "abdominal swelling", "cough", "bleeding", "blurred vision", "fever"]
-    assert grounded(extracted, said) == ["red eye", "eye pain", "abdominal swelling", "cough"]
+    matched = run("match_specialization", ToolContext(user=alice, conversation=conversation), symptoms="feeling off")
+
+    assert matched["specializations"][0] == "dermatologist"
+    assert "orthopedist" not in matched["specializations"]
+
+
+def test_a_search_that_names_no_specialization_goes_to_the_conversations_triage_result(
+    alice, general_physician, tomorrow_at_ten
+):
+    dermatology = SpecializationFactory(name="dermatologist")
+    skin = SlotFactory(
+        specialist=SpecialistFactory(name="Dr. Skin", specialization=dermatology),
+        starts_at=tomorrow_at_ten,
+        ends_at=tomorrow_at_ten + dt.timedelta(minutes=30),
+    )
+    SlotFactory(specialist=SpecialistFactory(specialization=general_physician), starts_at=tomorrow_at_ten)
+    conversation = _conversation_of(
+        alice,
+        {"from": "user", "value": "itchy rash"},
+        {"from": "caller", "value": {"tool": "match_specialization", "parameters": {"symptoms": "itchy rash"}}},
+        {"from": "observation", "value": {"result": {"specializations": ["dermatologist", "allergist"]}}},
+    )
+
+    found = run("get_available_specialists", ToolContext(user=alice, conversation=conversation), symptoms="rash")
+    default = run("get_available_specialists", ToolContext(user=alice), symptoms="rash")
+
+    assert found["specialist_id"] == str(skin.specialist_id)
+    assert default["name"].endswith("(General Physician)")

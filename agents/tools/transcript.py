@@ -1,0 +1,54 @@
+"""What a tool may read of its own conversation: the user's words and earlier tool results.
+
+Tools act on what happened in the conversation, not on a small model's
+paraphrase of it. Both readers take the conversation's stored steps (the
+§6.1.1 states) and never look outside that conversation.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+# Tools whose observation is the user's answer to a question.
+QUESTION_TOOLS = ("get_input_from_user", "follow_up_with_user")
+
+
+def _states(conversation) -> list[dict[str, Any]]:
+    if conversation is None:
+        return []
+    from agents.trajectory import export_conversation
+
+    return export_conversation(conversation)
+
+
+def said_in_request(conversation) -> str:
+    """The user's latest message and their answers to the questions asked after it ("" without a
+    conversation). Earlier requests of a long chat are left out: they are about something else."""
+    states = _states(conversation)
+    latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
+    if latest is None:
+        return ""
+    words = [str(states[latest]["value"])]
+    for previous, state in itertools.pairwise(states[latest:]):
+        if state["from"] == "observation" and previous["from"] == "caller":
+            call = previous["value"] if isinstance(previous["value"], dict) else {}
+            if call.get("tool") in QUESTION_TOOLS:
+                result = state["value"].get("result") if isinstance(state["value"], dict) else None
+                answer = result.get("user", "") if isinstance(result, dict) else result
+                if answer:
+                    words.append(str(answer))
+    return " ".join(words)
+
+
+def last_result(conversation, tool: str) -> Any:
+    """The result of the latest successful ``tool`` call in this conversation, else None."""
+    states = _states(conversation)
+    found = None
+    for previous, state in itertools.pairwise(states):
+        if previous["from"] == "caller" and state["from"] == "observation":
+            call = previous["value"] if isinstance(previous["value"], dict) else {}
+            value = state["value"] if isinstance(state["value"], dict) else {}
+            if call.get("tool") == tool and "result" in value:
+                found = value["result"]
+    return found
