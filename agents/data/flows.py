@@ -361,6 +361,8 @@ FOLLOW_UP_QUESTIONS = (
     "Can you describe your symptoms in more detail? Anything else bothering you?",
     "What other symptoms do you have, if any?",
 )
+# A vague complaint is asked about until it names this many symptoms (at most two questions).
+ENOUGH_SYMPTOMS = 3
 SECOND_ACTIONS = ("Ask the user about any other symptoms, such as pain or fever.", "Ask once more for other symptoms.")
 SECOND_QUESTIONS = (
     "Anything else, for example pain, fever or changes in sleep or appetite?",
@@ -395,7 +397,10 @@ def counter(ctx: FlowContext, *, accept: bool) -> Flow:
     )
     result_of(answer)
     known += [s for s in reply.symptoms if s not in known]
-    if second_batch and rng.random() < 0.4:
+    # Asked again exactly when the conversation shows too little (a rule the planner can read off
+    # the symptoms it lists), not on a coin toss no model could follow; a user with nothing more to
+    # add says so.
+    if len(known) < ENOUGH_SYMPTOMS:
         reply = phrasing.follow_up_answer(
             rng, second_batch, typo_rate=ctx.extra.get("typo_rate", 0.0), child=ctx.complaint.child
         )

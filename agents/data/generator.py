@@ -162,13 +162,40 @@ def _diseases(holdout: Holdout, *, unseen: bool, dietician: bool) -> list[Diseas
     ]
 
 
+def parse_mix(text: str) -> dict[str, float]:
+    """The training mixture: TRAIN_WEIGHTS with ``"counter=0.3,reminder=0.05"``'s overrides."""
+    mix = dict(TRAIN_WEIGHTS)
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, value = item.partition("=")
+        if not sep or name.strip() not in TRAIN_WEIGHTS:
+            raise ValueError(f"{item!r} is not CATEGORY=WEIGHT with a category of {', '.join(TRAIN_WEIGHTS)}.")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if not 0 <= weight < float("inf"):
+            raise ValueError(f"{item!r}: the weight must be a number >= 0.")
+        mix[name.strip()] = weight
+    if not sum(mix.values()):
+        raise ValueError("the mixture gives every category weight 0.")
+    return mix
+
+
 def plan_specs(
-    seed: int, *, train: int, test_per_category: int, unseen_share: float = 0.5, holdout: Holdout
+    seed: int,
+    *,
+    train: int,
+    test_per_category: int,
+    unseen_share: float = 0.5,
+    holdout: Holdout,
+    mix: dict[str, float] | None = None,
 ) -> Iterator[Spec]:
-    """Deterministic list of conversations to generate: train by TRAIN_WEIGHTS, test per category."""
+    """Deterministic list of conversations to generate: train by ``mix`` (relative weights, default
+    TRAIN_WEIGHTS), test per category."""
     rng = random.Random(f"plan-{seed}")
+    mix = mix or TRAIN_WEIGHTS
     categories = list(TRAIN_WEIGHTS)
-    weights = [TRAIN_WEIGHTS[c] for c in categories]
+    weights = [mix[c] for c in categories]
     for _ in range(train):
         category = rng.choices(categories, weights)[0]
         yield Spec(category, "train", False, _pick_disease(rng, category, holdout, False), seed=rng.getrandbits(32))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -64,6 +65,56 @@ def test_observations_come_from_the_real_tools(dataset):
             ]
             assert booked[0]["parameters"]["specialist_id"] == found["specialist_id"]
             assert found["available_slot"]["time"] in booked[0]["parameters"]["appointment_time_date"]
+
+
+def test_a_vague_complaint_is_asked_about_again_exactly_while_it_names_too_few_symptoms(dataset):
+    from agents.data.flows import ENOUGH_SYMPTOMS
+
+    counters = [row for row in read(dataset / "trajectories.jsonl") if row["category"] == "counter"]
+    assert counters
+    for row in counters:
+        states = row["interaction_trajectory"]
+        calls = [s["value"] for s in states if s["from"] == "caller"]
+        first_search = next(i for i, c in enumerate(calls) if c["tool"] == "retrieve_past_complaints")
+        asked = [c for c in calls[:first_search] if c["tool"] == "get_input_from_user"]
+        searched = calls[first_search]["parameters"]["symptoms"].split(", ")
+        if len(asked) == 1:
+            assert len(searched) >= ENOUGH_SYMPTOMS
+        else:
+            assert len(asked) == 2
+            # The planner lists what it knows before asking again: fewer than enough.
+            reason = [s["value"]["reason"] for s in states if s["from"] == "planner"][1]
+            listed = re.fullmatch(r"(?:Now (.*)\. One more question\.|The user adds (.*); ask once more\.)", reason)
+            assert listed, reason
+            assert len((listed.group(1) or listed.group(2)).split(", ")) < ENOUGH_SYMPTOMS
+
+
+def test_the_training_mixture_can_be_weighted_towards_one_use_case(tmp_path):
+    others = ",".join(f"{name}=0" for name in sorted(CATEGORIES - {"counter"}))
+
+    call_command(
+        "generate_agent_data",
+        "--out",
+        str(tmp_path),
+        "--train",
+        "3",
+        "--test-per-category",
+        "0",
+        "--seed",
+        "5",
+        "--mix",
+        f"counter=2,{others}",
+    )
+
+    assert {row["category"] for row in read(tmp_path / "trajectories.jsonl")} == {"counter"}
+    assert json.loads((tmp_path / "report.json").read_text())["mix"]["counter"] == 2.0
+
+
+@pytest.mark.parametrize("mix", ["counter", "counter=lots", "counter=-1", "surgery=0.2", "counter=nan"])
+def test_a_malformed_mixture_is_refused_before_anything_is_generated(tmp_path, mix):
+    with pytest.raises(CommandError, match="--mix"):
+        call_command("generate_agent_data", "--out", str(tmp_path / "out"), "--train", "3", "--mix", mix)
+    assert not (tmp_path / "out").exists()
 
 
 def test_nothing_generated_is_left_in_the_database(dataset):

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from agents import shards
 from agents.data import workers as parallel
-from agents.data.generator import Holdout, Report, generate, plan_specs
+from agents.data.generator import Holdout, Report, generate, parse_mix, plan_specs
 from agents.data.sft import Writer
 
 
@@ -54,6 +54,12 @@ class Command(BaseCommand):
             help="Choose the held-out diseases and phrasings with this seed (default --seed): more training "
             "conversations from a new --seed that keep another seed's unseen test conversations unseen.",
         )
+        parser.add_argument(
+            "--mix",
+            default="",
+            help="Training mixture overrides, relative weights: e.g. counter=0.3 (other categories keep their "
+            "defaults). Test conversations stay --test-per-category of each.",
+        )
         parser.add_argument("--workers", type=int, default=1, help="Parallel processes (each on its own SQLite).")
         parser.add_argument("--shard", help=argparse.SUPPRESS)  # set by --workers for its processes
 
@@ -65,9 +71,18 @@ class Command(BaseCommand):
         directory = Path(out)
         holdout_seed = seed if options.get("holdout_seed") is None else options["holdout_seed"]
         holdout = Holdout.choose(holdout_seed)
+        try:
+            mix = parse_mix(options.get("mix") or "")
+        except ValueError as exc:
+            raise CommandError(f"--mix: {exc}") from exc
         specs = list(
             plan_specs(
-                seed, train=train, test_per_category=test_per_category, unseen_share=unseen_share, holdout=holdout
+                seed,
+                train=train,
+                test_per_category=test_per_category,
+                unseen_share=unseen_share,
+                holdout=holdout,
+                mix=mix,
             )
         )
         started = time.perf_counter()
@@ -78,7 +93,7 @@ class Command(BaseCommand):
             if shard is None and workers > 1:
                 forwarded = ["--seed", str(seed), "--train", str(train)]
                 forwarded += ["--test-per-category", str(test_per_category), "--unseen-share", str(unseen_share)]
-                forwarded += ["--holdout-seed", str(holdout_seed)]
+                forwarded += ["--holdout-seed", str(holdout_seed), "--mix", options.get("mix") or ""]
                 summary = parallel.run_shards(directory, forwarded, workers, len(specs), progress)
                 counts = summary["files"]
             else:
@@ -97,6 +112,7 @@ class Command(BaseCommand):
                 "workers": workers if shard is None else 1,
                 "seed": seed,
                 "holdout_seed": holdout_seed,
+                "mix": mix,
             }
         )
         (directory / "report.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
