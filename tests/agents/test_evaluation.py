@@ -637,6 +637,13 @@ def test_model_card_is_written_from_the_training_and_evaluation_reports(tmp_path
     with pytest.raises(CommandError, match="No such report"):
         call_command("model_card", adapters=str(adapters), offline=str(tmp_path / "missing.json"))
 
+    # Roles trained on different data get their cards one at a time; the other card is left alone.
+    caller_data = tmp_path / "caller-data.json"
+    caller_data.write_text(json.dumps({"seed": 11, "kept": 7, "generated": {}, "dropped_total": 0}))
+    call_command("model_card", adapters=str(adapters), data_report=str(caller_data), role="caller")
+    assert "seed 11: 7 verified conversations" in (adapters / "caller" / "README.md").read_text()
+    assert (adapters / "planner" / "README.md").read_text() == card
+
 
 def generated_case(case_id: str, category: str, unseen: bool) -> str:
     return json.dumps(

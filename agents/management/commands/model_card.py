@@ -19,6 +19,11 @@ class Command(BaseCommand):
         parser.add_argument("--scenarios", help="agent_scenarios --file ... --json output.")
         parser.add_argument("--symptom2disease", help="agent_scenarios --symptom2disease --json output.")
         parser.add_argument("--adapters", default=str(model_store.COMMITTED_ADAPTERS_DIR))
+        parser.add_argument(
+            "--role",
+            choices=("planner", "caller"),
+            help="Write only this adapter's card (the roles may have been trained on different data).",
+        )
 
     def handle(self, *args, **options) -> None:
         root = Path(options["adapters"])
@@ -29,7 +34,7 @@ class Command(BaseCommand):
         missing = [str(path) for path in paths.values() if path is not None and not path.is_file()]
         if missing:
             raise CommandError(f"No such report: {', '.join(missing)}")
-        for role in ("planner", "caller"):
+        for role in (options["role"],) if options.get("role") else ("planner", "caller"):
             adapter = root / role
             if not (adapter / "adapter_config.json").is_file():
                 raise CommandError(f"No adapter in {adapter}.")
