@@ -40,6 +40,19 @@ def read_progress(folder: Path) -> int:
         return 0
 
 
+def worker_environment(workers: int) -> dict[str, str]:
+    """This process's environment, with the CPU shared out: each of ``workers`` processes gets
+    cores/workers threads for torch's kernels (the triage encoder) and none for the tokenizers'
+    pool. Left alone, every process starts a thread per core, and on a small machine the workers
+    spend half their time waiting on each other (generation ran at half speed on 2 cores)."""
+    threads = str(max(1, (os.cpu_count() or 1) // max(1, workers)))
+    env = dict(os.environ)
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(name, threads)
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return env
+
+
 def run(folders: Sequence[Path], arguments: Callable[[int, Path], list[str]], progress: Any = None) -> list[int]:
     """Run ``manage.py <arguments(i, folder)>`` for every shard folder at once, each with
     ``DATABASE_URL`` on ``<folder>/db.sqlite3``; the indexes of the shards that failed (their
@@ -47,7 +60,11 @@ def run(folders: Sequence[Path], arguments: Callable[[int, Path], list[str]], pr
     processes = []
     for index, folder in enumerate(folders):
         folder.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}", "REDIS_URL": ""}
+        env = {
+            **worker_environment(len(folders)),
+            "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}",
+            "REDIS_URL": "",
+        }
         command = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), *arguments(index, folder)]
         log = (folder / LOG_FILE).open("w")
         processes.append((subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT), log))

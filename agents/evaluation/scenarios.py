@@ -74,6 +74,7 @@ S2D_ANSWERS = ("I don't know.", "No other symptoms.")
 S2D_CSV = "symptom2disease.csv"
 S2D_SPECIALISTS = "symptom2disease_specialists.json"
 SEARCH_TOOL = "get_available_specialists"
+MATCH_TOOL = "match_specialization"
 
 _PROPOSAL_WORDS = re.compile(
     r"\b(book|books|booked|booking|appointments?|schedul(?:e|ed|ing)|reserve|shall i)\b", re.IGNORECASE
@@ -326,18 +327,24 @@ def normalise_specialization(name: str | None) -> str:
 
 
 def _searched(conversation: Conversation) -> list[str]:
-    """The specialization of each specialist search: the found specialist's (a search that names
-    none goes to the conversation's triage result), else the one the call named."""
+    """The specialization of each specialist search: the found specialist's, else the one the
+    call named, else (a search that names none) the one the tool searched: the conversation's
+    latest triage result, else the default."""
     from health.models import Specialist
 
     searched = []
+    triaged = None
     steps = list(conversation.steps.filter(role__in=("caller", "observation")).order_by("index"))
     for step, following in itertools.zip_longest(steps, steps[1:]):
         call = step.payload
-        if step.role != "caller" or not isinstance(call, dict) or call.get("tool") != SEARCH_TOOL:
+        if step.role != "caller" or not isinstance(call, dict):
             continue
         observation = following.payload if following is not None and following.role == "observation" else {}
         result = observation.get("result") if isinstance(observation, dict) else None
+        if call.get("tool") == MATCH_TOOL and isinstance(result, dict) and result.get("specializations"):
+            triaged = str(result["specializations"][0])
+        if call.get("tool") != SEARCH_TOOL:
+            continue
         found_id = _int(result.get("specialist_id")) if isinstance(result, dict) else None
         found = Specialist.objects.filter(pk=found_id).first() if found_id is not None else None
         if found is not None:
@@ -345,7 +352,8 @@ def _searched(conversation: Conversation) -> list[str]:
             continue
         parameters = call.get("parameters") if isinstance(call.get("parameters"), dict) else {}
         specialization = parameters.get("specialization")
-        searched.append(normalise_specialization(specialization if isinstance(specialization, str) else None))
+        named = specialization if isinstance(specialization, str) and specialization else None
+        searched.append(normalise_specialization(named or triaged))
     return searched
 
 

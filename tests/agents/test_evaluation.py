@@ -477,6 +477,26 @@ def test_a_search_that_names_no_specialization_is_scored_by_the_specialist_it_fo
     assert result["specialization"] == "dermatologist" and result["passed"] is True
 
 
+def test_a_failed_search_that_names_no_specialization_is_scored_by_what_triage_chose(tmp_path, directory):
+    # A dermatologist with no free slot: the search fails, and is scored as a dermatologist search
+    # (what the tool looked for), not as the general default.
+    SpecialistFactory(name="Dr. Skin", specialization=Specialization.objects.get(name="dermatologist"))
+    case = {"id": "rash", "message": "An itchy red rash spread over my arms and my skin is scaly."}
+    cases = write_cases(tmp_path / "cases.jsonl", [{**case, "expect": {"specializations": ["general physician"]}}])
+    out = tmp_path / "scenarios.json"
+    backend = ScenarioBackend(
+        planner=[plan("A rash.", "Match the rash to a specialization."), plan("Skin.", "Find one."), end()],
+        caller=[call("match_specialization", symptoms="rash"), call("get_available_specialists", symptoms="rash")],
+    )
+
+    call_command("agent_scenarios", file=str(cases), json_out=str(out), backend=backend, no_progress=True)
+
+    result = json.loads(out.read_text())["cases"][0]
+    assert result["searched"] == ["dermatologist"]
+    assert result["trajectory"][-2]["value"]["error"].startswith("No dermatologist has a free slot")
+    assert result["passed"] is False
+
+
 def test_agent_scenarios_seeds_the_demo_directory_only_for_the_run(tmp_path, db, monkeypatch):
     monkeypatch.setattr(demo_data, "SLOT_DAYS", 4)  # always includes a weekday
     backend = ScenarioBackend(
