@@ -14,6 +14,7 @@ inside transactions that are rolled back: nothing is left in the database.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -362,6 +363,18 @@ def _generate_one(spec: Spec, directory: env.Directory, holdout: Holdout) -> tup
     )
 
 
+# The generated world's calendar: a window starting on a day of these years, chosen by the seed
+# (the tools run on the world's clock, so the data never depends on when it was generated).
+CALENDAR_START = dt.datetime(2025, 1, 6, tzinfo=dt.UTC)
+CALENDAR_DAYS = 3 * 365
+
+
+def world_start(seed: int) -> dt.datetime:
+    """When the generated world's directory opens: the same for the same seed, on any day."""
+    rng = random.Random(f"calendar-{seed}")
+    return CALENDAR_START + dt.timedelta(days=rng.randrange(CALENDAR_DAYS), hours=rng.randrange(24))
+
+
 def generate(
     specs: Sequence[Spec] | Iterator[Spec],
     *,
@@ -372,15 +385,9 @@ def generate(
     directory_days: int = 75,
 ) -> Iterator[Sample]:
     """Generate every spec in one rolled-back transaction; yield the verified samples as they come."""
-    import datetime as dt
-
-    from django.utils import timezone
-
     rng = random.Random(f"directory-{seed}")
     ids = env.Ids(rng)
-    # Query times spread over the coming weeks: booking refuses slots before the real "now".
-    start = (timezone.now() + dt.timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
-    del dt
+    start = world_start(seed)
     with transaction.atomic():
         directory = env.build_directory(rng, ids, start=start, days=directory_days)
         for spec in specs:

@@ -189,7 +189,9 @@ def confirm_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appo
     if _live_appointment(ctx, slot) is not None:
         return True  # already held for this user: confirming twice is harmless
     try:
-        Appointment.propose(user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation)
+        Appointment.propose(
+            user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation, now=ctx.now()
+        )
     except SlotUnavailable as exc:
         raise ToolError(f"That slot is no longer available: {exc}") from exc
     return True
@@ -217,7 +219,9 @@ def book_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appoint
                     raise ToolError(str(exc)) from exc
             return True
         try:
-            Appointment.book(user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation)
+            Appointment.book(
+                user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation, now=ctx.now()
+            )
         except SlotUnavailable as exc:
             raise ToolError(f"That slot is no longer available: {exc}") from exc
     return True

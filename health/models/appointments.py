@@ -67,12 +67,15 @@ class Appointment(models.Model):
         return self.slot.starts_at
 
     @classmethod
-    def propose(cls, *, user, slot_id: int, symptoms: str = "", reason: str = "", conversation=None) -> Appointment:
-        """Hold ``slot_id`` for ``user``; raise SlotUnavailable if it is taken or past."""
+    def propose(
+        cls, *, user, slot_id: int, symptoms: str = "", reason: str = "", conversation=None, now=None
+    ) -> Appointment:
+        """Hold ``slot_id`` for ``user``; raise SlotUnavailable if it is taken or past (at ``now``,
+        default the real time: a generated world books on its own calendar)."""
         try:
             with transaction.atomic():
                 slot = Slot.objects.select_for_update().select_related("specialist").get(pk=slot_id)
-                if slot.starts_at <= timezone.now():
+                if slot.starts_at <= (now or timezone.now()):
                     raise SlotUnavailable("This slot is in the past.")
                 return cls.objects.create(
                     user=user,

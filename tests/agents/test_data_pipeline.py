@@ -3,13 +3,16 @@ training mechanics, on tiny sizes: every category, real tools, replay, split, pa
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import json
 import re
+from unittest import mock
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from agents.data.bank import DISEASES
 from agents.data.generator import Holdout
@@ -160,12 +163,20 @@ def test_the_split_holds_diseases_and_phrasings_out_of_training(dataset):
     }
 
 
-def test_generation_is_deterministic_from_its_seed(tmp_path):
-    for name in ("a", "b"):
-        call_command("generate_agent_data", "--out", str(tmp_path / name), "--train", "6", "--test-per-category", "0")
-    for name in ("planner_train", "caller_train", "trajectories"):
+def test_generation_is_deterministic_from_its_seed_whenever_it_runs(tmp_path):
+    # The second run happens 400 days and 5 hours later: the world's calendar comes from the seed.
+    real_now = timezone.now
+    later = real_now() + dt.timedelta(days=400, hours=5, minutes=17)
+    for name, clock in (("a", real_now), ("b", lambda: later)):
+        with mock.patch("django.utils.timezone.now", clock):
+            call_command(
+                "generate_agent_data", "--out", str(tmp_path / name), "--train", "6", "--test-per-category", "1"
+            )
+    for name in ("planner_train", "caller_train", "trajectories", "test", "scenarios_test"):
         first = (tmp_path / "a" / f"{name}.jsonl").read_text()
         assert first and first == (tmp_path / "b" / f"{name}.jsonl").read_text()
+    report = json.loads((tmp_path / "b" / "report.json").read_text())
+    assert report["dropped_total"] == 0
 
 
 def test_bad_arguments_are_refused(tmp_path):
