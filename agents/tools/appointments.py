@@ -32,6 +32,8 @@ from health.models import (
 DEFAULT_SPECIALIZATION = "general physician"
 # How far ahead a preferred time of day is searched for.
 SEARCH_HORIZON = dt.timedelta(days=60)
+# A search offers only slots that start at least this far ahead: nobody reaches a clinic in minutes.
+SEARCH_LEAD = dt.timedelta(hours=1)
 
 
 class UserSchedule(TypedDict, total=False):
@@ -139,7 +141,7 @@ def get_available_specialists(
     tz = ctx.tz
     slots = (
         Slot.objects.free()
-        .filter(specialist__specialization=wanted, specialist__active=True, starts_at__gt=ctx.now())
+        .filter(specialist__specialization=wanted, specialist__active=True, starts_at__gte=ctx.now() + SEARCH_LEAD)
         .select_related("specialist__specialization")
         .order_by("starts_at", "specialist_id")
     )

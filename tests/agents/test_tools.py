@@ -68,6 +68,21 @@ def test_held_and_past_slots_are_not_offered(ctx, gp_slot, general_physician):
         run("get_available_specialists", ctx, symptoms="cough", specialization="general physician")
 
 
+def test_a_search_offers_no_slot_that_starts_within_the_hour(ctx, general_physician):
+    now = dt.datetime.now(tz=BERLIN).replace(second=0, microsecond=0)
+    specialist = SpecialistFactory(specialization=general_physician)
+    soon, later = now + dt.timedelta(minutes=20), now + dt.timedelta(hours=2)
+    for start in (soon, later):
+        SlotFactory(specialist=specialist, starts_at=start, ends_at=start + dt.timedelta(minutes=30))
+
+    found = run("get_available_specialists", ctx, symptoms="cough", specialization="general physician")
+
+    assert found["available_slot"] == {
+        "date": f"{later:%Y-%m-%d}",
+        "time": f"{later:%H:%M}-{later + dt.timedelta(minutes=30):%H:%M}",
+    }
+
+
 def test_an_unknown_specialization_lists_the_known_ones(ctx, general_physician):
     with pytest.raises(NotFound, match="Known specializations: general physician"):
         run("get_available_specialists", ctx, symptoms="rash", specialization="wizard")
