@@ -458,21 +458,26 @@ def test_agent_scenarios_caps_the_answers(tmp_path, directory):
     assert {a["answer"] for a in result["answers"]} == {scenarios.NOTHING_ELSE}
 
 
-def test_a_search_that_names_no_specialization_is_scored_by_the_specialist_it_found(tmp_path, directory):
-    skin = SpecialistFactory(name="Dr. Skin", specialization=Specialization.objects.get(name="dermatologist"))
-    SlotFactory(specialist=skin, starts_at=directory.starts_at, ends_at=directory.ends_at)
+def run_a_rash_case_whose_search_names_no_specialization(tmp_path, expected: str) -> dict:
+    """Triage, then a search without the specialization (a caller that dropped the argument)."""
     case = {"id": "rash", "message": "An itchy red rash spread over my arms and my skin is scaly."}
-    cases = write_cases(tmp_path / "cases.jsonl", [{**case, "expect": {"specializations": ["dermatologist"]}}])
+    cases = write_cases(tmp_path / "cases.jsonl", [{**case, "expect": {"specializations": [expected]}}])
     out = tmp_path / "scenarios.json"
     backend = ScenarioBackend(
         planner=[plan("A rash.", "Match the rash to a specialization."), plan("Skin.", "Find one."), end()],
-        # The caller drops the specialization: the search goes to what triage ranked first.
         caller=[call("match_specialization", symptoms="rash"), call("get_available_specialists", symptoms="rash")],
     )
-
     call_command("agent_scenarios", file=str(cases), json_out=str(out), backend=backend, no_progress=True)
+    return json.loads(out.read_text())["cases"][0]
 
-    result = json.loads(out.read_text())["cases"][0]
+
+def test_a_search_that_names_no_specialization_is_scored_by_the_specialist_it_found(tmp_path, directory):
+    skin = SpecialistFactory(name="Dr. Skin", specialization=Specialization.objects.get(name="dermatologist"))
+    SlotFactory(specialist=skin, starts_at=directory.starts_at, ends_at=directory.ends_at)
+
+    # The search goes to what triage ranked first.
+    result = run_a_rash_case_whose_search_names_no_specialization(tmp_path, "dermatologist")
+
     assert result["searched"] == ["dermatologist"]
     assert result["specialization"] == "dermatologist" and result["passed"] is True
 
@@ -481,17 +486,9 @@ def test_a_failed_search_that_names_no_specialization_is_scored_by_what_triage_c
     # A dermatologist with no free slot: the search fails, and is scored as a dermatologist search
     # (what the tool looked for), not as the general default.
     SpecialistFactory(name="Dr. Skin", specialization=Specialization.objects.get(name="dermatologist"))
-    case = {"id": "rash", "message": "An itchy red rash spread over my arms and my skin is scaly."}
-    cases = write_cases(tmp_path / "cases.jsonl", [{**case, "expect": {"specializations": ["general physician"]}}])
-    out = tmp_path / "scenarios.json"
-    backend = ScenarioBackend(
-        planner=[plan("A rash.", "Match the rash to a specialization."), plan("Skin.", "Find one."), end()],
-        caller=[call("match_specialization", symptoms="rash"), call("get_available_specialists", symptoms="rash")],
-    )
 
-    call_command("agent_scenarios", file=str(cases), json_out=str(out), backend=backend, no_progress=True)
+    result = run_a_rash_case_whose_search_names_no_specialization(tmp_path, "general physician")
 
-    result = json.loads(out.read_text())["cases"][0]
     assert result["searched"] == ["dermatologist"]
     assert result["trajectory"][-2]["value"]["error"].startswith("No dermatologist has a free slot")
     assert result["passed"] is False
