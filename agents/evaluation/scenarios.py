@@ -12,7 +12,9 @@ Nothing persists. All cases run inside one ``transaction.atomic()`` that is
 rolled back at the end; inside it the demo specialists directory is created
 if the database has no free future slot (``health.management.demo``), its
 slots are extended to the latest date a case asks for (a case that asks for
-2027-01-15 must be bookable then; the directory holds 30 days), and
+2027-01-15 must be bookable then; the directory holds 30 days), a case whose
+dates have passed is first moved forward by whole weeks (generated cases carry
+the calendar of the world they were generated in), and
 every case runs in its own savepoint, also rolled back, with a fresh scenario
 user (profile and time zone of the demo patient). On SQLite the outer
 transaction holds the write lock for the whole run: run the command against a
@@ -52,7 +54,7 @@ import sys
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -287,17 +289,42 @@ def ensure_directory(now=None, *, until: dt.date | None = None) -> bool:
 _DATE = re.compile(r"\b(20\d\d)-(\d\d)-(\d\d)\b")
 
 
+def _dates(texts: Iterable[str]) -> list[dt.date]:
+    dates = []
+    for text in texts:
+        for year, month, day in _DATE.findall(text or ""):
+            try:
+                dates.append(dt.date(int(year), int(month), int(day)))
+            except ValueError:
+                continue
+    return dates
+
+
 def latest_date(cases: Sequence[Case]) -> dt.date | None:
     """The latest calendar date (YYYY-MM-DD) any case's message or answers name."""
-    dates = []
-    for case in cases:
-        for text in (case.message, *case.answers):
-            for year, month, day in _DATE.findall(text or ""):
-                try:
-                    dates.append(dt.date(int(year), int(month), int(day)))
-                except ValueError:
-                    continue
-    return max(dates, default=None)
+    return max(_dates(text for case in cases for text in (case.message, *case.answers)), default=None)
+
+
+def in_the_coming_weeks(case: Case, today: dt.date) -> Case:
+    """``case`` with every date it names moved forward by the fewest whole weeks (weekdays kept)
+    that put the earliest after ``today``; unchanged when that is so already. A generated case
+    carries its world's calendar, and a booking needs a slot in the future."""
+    dates = _dates((case.message, *case.answers))
+    if not dates or min(dates) > today:
+        return case
+    shift = dt.timedelta(weeks=(today - min(dates)).days // 7 + 1)
+
+    def move(text: str) -> str:
+        def moved(match: re.Match) -> str:
+            try:
+                day = dt.date(*(int(part) for part in match.groups()))
+            except ValueError:
+                return match.group(0)
+            return f"{day + shift:%Y-%m-%d}"
+
+        return _DATE.sub(moved, text)
+
+    return replace(case, message=move(case.message), answers=tuple(move(answer) for answer in case.answers))
 
 
 def scenario_user():
@@ -453,7 +480,11 @@ def run_cases(
     cases: Sequence[Case], backend: ModelBackend, *, progress: bool = False, on_result: Callable | None = None
 ) -> dict[str, Any]:
     """Run every case (nothing persists) and return the report."""
+    from health import demo_data
+
     results: list[CaseResult] = []
+    today = timezone.localdate(timezone.now(), ZoneInfo(demo_data.TIMEZONE))
+    cases = [in_the_coming_weeks(case, today) for case in cases]
     with transaction.atomic():
         seeded = ensure_directory(until=latest_date(cases))
         for case in _progress(cases, progress):

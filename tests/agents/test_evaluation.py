@@ -532,6 +532,38 @@ def test_the_directory_gets_slots_up_to_the_latest_date_a_case_asks_for(db):
     assert Slot.objects.count() == len({(s.specialist_id, s.starts_at) for s in Slot.objects.all()})
 
 
+def test_a_case_whose_dates_have_passed_moves_forward_by_whole_weeks():
+    today = dt.date(2026, 11, 25)  # a Wednesday
+    case = scenarios.Case(
+        id="c",
+        message="Headaches. I'm free on 2026-07-31, 09:00-17:00, or 2026-08-03 (not 2020-13-45).",
+        answers=("Since 2026-07-20.", "No."),
+    )
+
+    moved = scenarios.in_the_coming_weeks(case, today)
+
+    # 2026-07-20 (a Monday) is the earliest: 19 weeks later is Monday 2026-11-30, after today.
+    assert moved.message == "Headaches. I'm free on 2026-12-11, 09:00-17:00, or 2026-12-14 (not 2020-13-45)."
+    assert moved.answers == ("Since 2026-11-30.", "No.")
+    assert dt.date(2026, 12, 11).weekday() == dt.date(2026, 7, 31).weekday()
+    assert scenarios.in_the_coming_weeks(moved, today) == moved  # in the future already: unchanged
+    assert scenarios.in_the_coming_weeks(scenarios.Case(id="d", message="A rash."), today).message == "A rash."
+
+
+def test_agent_scenarios_runs_a_case_from_a_past_calendar_in_the_coming_weeks(tmp_path, directory):
+    past = timezone.localdate() - dt.timedelta(days=200)
+    cases = write_cases(tmp_path / "cases.jsonl", [{"id": "old", "message": f"Back pain. Free on {past}?"}])
+    out = tmp_path / "scenarios.json"
+    backend = ScenarioBackend(planner=[end()], caller=[])
+
+    call_command("agent_scenarios", file=str(cases), json_out=str(out), backend=backend, no_progress=True)
+
+    asked = re.search(r"\d{4}-\d\d-\d\d", json.loads(out.read_text())["cases"][0]["message"]).group(0)
+    day = dt.date.fromisoformat(asked)
+    assert timezone.localdate() < day <= timezone.localdate() + dt.timedelta(days=8)
+    assert (day - past).days % 7 == 0
+
+
 def test_symptom2disease_cases_from_a_fake_folder():
     cases = scenarios.symptom2disease_cases(EVAL / "s2d")
     # Round-robin over labels, each label's rows in file order.
