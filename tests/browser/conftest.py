@@ -18,9 +18,14 @@ from pathlib import Path
 
 import pytest
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from playwright.sync_api import expect
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
+# How long an action or an expectation waits. A passing test never waits for it; on a shared 2-core
+# machine under load the first render after "Send" once took longer than Playwright's default 5 s.
+BROWSER_TIMEOUT_MS = 15_000
+expect.set_options(timeout=BROWSER_TIMEOUT_MS)
 
 
 def _free_port() -> int:
@@ -81,7 +86,7 @@ def browser(django_db_setup) -> Iterator:
 @pytest.fixture
 def page(browser, live_url, transactional_db) -> Iterator:
     context = browser.new_context(base_url=live_url, viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(5000)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     page = context.new_page()
     yield page
     context.close()
