@@ -16,7 +16,7 @@ from django.db import transaction
 from agents.tools.context import ToolContext
 from agents.tools.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.registry import tool
-from agents.tools.transcript import last_result
+from agents.tools.transcript import last_result, said_in_request
 from health.models import (
     Appointment,
     AppointmentHistory,
@@ -87,6 +87,30 @@ def _parse_date(text: str) -> dt.date:
     raise InvalidArguments(f"Date {text!r} is not in YYYY-MM-DD or DD/MM/YYYY format.")
 
 
+_NAMED_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4})\b")
+
+
+def _schedule_as_said(ctx: ToolContext, schedule: UserSchedule) -> UserSchedule:
+    """``schedule`` with the date the user wrote in this request, when they wrote exactly one and the
+    model passed another (a small model copies today's date from the system line instead)."""
+    if not schedule.get("date"):
+        return schedule
+    named = set()
+    for text in _NAMED_DATE.findall(said_in_request(ctx.conversation)):
+        try:
+            named.add(_parse_date(text))
+        except InvalidArguments:
+            continue
+    if len(named) != 1:
+        return schedule
+    (day,) = named
+    try:
+        same = _parse_date(schedule["date"]) == day
+    except InvalidArguments:
+        same = False
+    return schedule if same else {**schedule, "date": f"{day:%Y-%m-%d}"}
+
+
 def parse_time_date(text: str, tz) -> dt.datetime:
     """The aware start of ``"HH:MM-HH:MM, DD/MM/YYYY"`` (or ``"YYYY-MM-DD HH:MM"``) in ``tz``."""
     match = re.fullmatch(r"\s*(\d{1,2}:\d{2})\s*(?:-\s*\d{1,2}:\d{2})?\s*,?\s*(\S+)\s*", text)
@@ -145,7 +169,7 @@ def get_available_specialists(
         .select_related("specialist__specialization")
         .order_by("starts_at", "specialist_id")
     )
-    schedule = user_schedule or {}
+    schedule = _schedule_as_said(ctx, user_schedule or {})
     if schedule.get("date"):
         day = _parse_date(schedule["date"])
         start = dt.datetime.combine(day, dt.time.min, tzinfo=tz)

@@ -83,6 +83,19 @@ def test_a_search_offers_no_slot_that_starts_within_the_hour(ctx, general_physic
     }
 
 
+def test_a_search_takes_the_date_the_user_wrote_over_another_the_model_passed(alice, gp_slot, tomorrow_at_ten):
+    said = f"Fever and a cough. I'm free on {tomorrow_at_ten:%Y-%m-%d}, 09:00-17:00."
+    ctx = ToolContext(user=alice, conversation=_conversation_of(alice, {"from": "user", "value": said}))
+    today = {"date": f"{tomorrow_at_ten - dt.timedelta(days=1):%Y-%m-%d}", "time_range": "09:00-17:00"}
+
+    found = run("get_available_specialists", ctx, symptoms="fever", specialization="GP", user_schedule=today)
+
+    assert found["available_slot"] == {"date": f"{tomorrow_at_ten:%Y-%m-%d}", "time": "10:00-10:30"}
+    # Without a date in the user's words (or outside a conversation) the model's date stands.
+    with pytest.raises(NotFound, match="free slot on"):
+        run("get_available_specialists", ToolContext(user=alice), symptoms="fever", user_schedule=today)
+
+
 def test_an_unknown_specialization_lists_the_known_ones(ctx, general_physician):
     with pytest.raises(NotFound, match="Known specializations: general physician"):
         run("get_available_specialists", ctx, symptoms="rash", specialization="wizard")
