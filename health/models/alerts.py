@@ -36,6 +36,13 @@ class Alert(models.Model):
         RESOLVED = "resolved", "Resolved"
         CANCELLED = "cancelled", "Cancelled"
 
+    class EndReason(models.TextChoices):
+        """What the patient said when ending a hard SOS; the end messages say the same."""
+
+        HELP_ARRIVED = "help_arrived", "Help arrived"
+        SAFE = "safe", "I'm safe now"
+        FALSE_ALARM = "false_alarm", "It was a false alarm"
+
     ACTIVE_STATES = (State.COUNTDOWN, State.OPEN, State.ACKNOWLEDGED)
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="alerts")
@@ -56,6 +63,7 @@ class Alert(models.Model):
     conversation = models.ForeignKey(
         "agents.Conversation", null=True, blank=True, on_delete=models.SET_NULL, related_name="alerts"
     )
+    end_reason = models.CharField(max_length=16, choices=EndReason.choices, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     acknowledged_at = models.DateTimeField(null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)

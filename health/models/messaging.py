@@ -21,6 +21,17 @@ class OutboundMessage(models.Model):
         AMBULANCE = "ambulance", "Ambulance"
         PATIENT = "patient", "Patient"
 
+    class Phase(models.TextChoices):
+        """For an SOS message: does it raise the alarm or stand it down."""
+
+        NONE = "", "-"
+        START = "start", "SOS start"
+        END = "end", "SOS end"
+
+    FINAL_STATUSES = (Status.SENT, Status.FAILED, Status.NOT_SENT)
+    # Outcomes that mean the recipient was not reached: a problem a person must see.
+    UNDELIVERED_STATUSES = (Status.FAILED, Status.NOT_SENT)
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="outbound_messages")
     channel = models.CharField(max_length=8, choices=Channel.choices, default=Channel.SMS)
     recipient = models.CharField(max_length=20, help_text="E.164 number.")
@@ -33,6 +44,12 @@ class OutboundMessage(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     idempotency_key = models.CharField(max_length=128, unique=True)
     alert = models.ForeignKey("health.Alert", null=True, blank=True, on_delete=models.SET_NULL, related_name="messages")
+    phase = models.CharField(max_length=8, choices=Phase.choices, default=Phase.NONE, blank=True)
+    attempt_owner = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="host:pid of the process making the current attempt: a dead owner's lease is void at once.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
@@ -43,6 +60,14 @@ class OutboundMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_channel_display()} to {self.recipient_name or self.recipient} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL_STATUSES
+
+    @property
+    def is_emergency(self) -> bool:
+        return self.alert_id is not None and self.recipient_kind != self.RecipientKind.PATIENT
 
 
 class Notification(models.Model):
