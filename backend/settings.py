@@ -98,12 +98,18 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: broker, channel layer, cache ------------------------------------
 REDIS_URL = env_str("REDIS_URL")
+# Seconds a channel layer read may wait: above channels_redis's 5 s BZPOPMIN (see below).
+CHANNEL_LAYER_SOCKET_TIMEOUT = 30
 
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # channels_redis waits for a message with BZPOPMIN blocking up to 5 s on the
+            # server; redis-py 8 gives every read a 5 s socket timeout by default, so an
+            # idle receive failed with "Timeout reading from ..." and closed the websocket
+            # every few seconds. Reads may block longer than channels_redis's wait.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT}]},
         }
     }
     CACHES = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.test import Client
 
 from backend.asgi import application
@@ -84,6 +85,28 @@ def test_nothing_is_pushed_from_a_muted_context(alice):
         await sync_to_async(push_muted_then_live)()
         assert (await socket.receive_json_from(timeout=5))["data"] == {"title": "live"}
         assert await socket.receive_nothing(timeout=0.5)
+        await socket.disconnect()
+
+    async_to_sync(scenario)()
+
+
+@pytest.mark.skipif(not settings.REDIS_URL, reason="needs the Redis channel layer (REDIS_URL)")
+def test_an_idle_socket_on_the_redis_layer_stays_open_and_still_delivers(alice):
+    """GIVEN alice's tab on the real Redis channel layer, with nothing to tell her for 12 s
+    (channels_redis waits for messages in 5 s blocking reads; under redis-py 8's default 5 s
+    socket timeout each idle read failed and closed the socket every ~7 s)
+    THEN the socket is still open afterwards and an event pushed then arrives."""
+    assert "RedisChannelLayer" in settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    headers = session_headers(alice)
+
+    async def scenario():
+        socket = WebsocketCommunicator(application, "/ws/events/", headers=headers)
+        assert (await socket.connect())[0]
+        assert (await socket.receive_json_from())["event"] == "hello"
+        assert await socket.receive_nothing(timeout=12, interval=0.5)
+        assert await socket.receive_nothing(timeout=0.1)  # raises what ended the consumer, if anything did
+        await sync_to_async(push_to_user)(alice.pk, "notification", {"title": "still here"})
+        assert (await socket.receive_json_from(timeout=5))["data"] == {"title": "still here"}
         await socket.disconnect()
 
     async_to_sync(scenario)()
