@@ -16,7 +16,7 @@ def home(request: HttpRequest) -> HttpResponse:
     user = request.user
     context = {
         "upcoming": Appointment.objects.filter(
-            user=user, state__in=["proposed", "confirmed"], slot__starts_at__gte=timezone.now()
+            user=user, state__in=Appointment.ACTIVE_STATES, slot__starts_at__gte=timezone.now()
         ).select_related("specialist__specialization", "slot")[:5],
         "open_alerts": Alert.objects.filter(user=user, state__in=Alert.ACTIVE_STATES)[:5],
         "notifications": Notification.objects.filter(user=user)[:5],

@@ -215,7 +215,7 @@ def confirm_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appo
     if _live_appointment(ctx, slot) is not None:
         return True  # already held for this user: confirming twice is harmless
     try:
-        Appointment.propose(
+        Appointment.hold(
             user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation, now=ctx.now()
         )
     except SlotUnavailable as exc:
@@ -238,7 +238,7 @@ def book_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appoint
     with transaction.atomic():
         held = _live_appointment(ctx, slot)
         if held is not None:
-            if held.state == Appointment.State.PROPOSED:
+            if held.state == Appointment.State.HELD:
                 try:
                     held.confirm()
                 except InvalidTransition as exc:

@@ -23,7 +23,7 @@ class AppointmentForm(forms.ModelForm):
         fields = ("user", "slot", "symptoms", "reason", "conversation")
 
     def clean_slot(self) -> Slot:
-        """Refuse what Appointment.propose refuses: a past or already held slot
+        """Refuse what Appointment.hold refuses: a past or already held slot
         (the database constraint would otherwise surface as a server error)."""
         slot = self.cleaned_data["slot"]
         if self.instance.pk is None:
@@ -71,10 +71,19 @@ def cancel_appointments(modeladmin: AppointmentAdmin, request: HttpRequest, quer
 @admin.register(Appointment)
 class AppointmentAdmin(admin.ModelAdmin):
     form = AppointmentForm
-    list_display = ("starts_at", "user", "specialist", "specialization", "hospital", "state", "created_at")
+    list_display = (
+        "starts_at",
+        "patient_time",
+        "user",
+        "specialist",
+        "specialization",
+        "hospital",
+        "state",
+        "created_at",
+    )
     list_filter = (AppointmentWhenFilter, "state", "specialist__specialization")
     search_fields = ("user__username", "user__first_name", "specialist__name", "specialist__hospital", "symptoms")
-    list_select_related = ("user", "slot", "specialist__specialization")
+    list_select_related = ("user__profile", "slot", "specialist__specialization")
     date_hierarchy = "slot__starts_at"
     ordering = ("slot__starts_at",)
     raw_id_fields = ("slot", "conversation")
@@ -99,6 +108,10 @@ class AppointmentAdmin(admin.ModelAdmin):
     @admin.display(description="starts at (UTC)", ordering="slot__starts_at")
     def starts_at(self, appointment: Appointment):
         return appointment.slot.starts_at
+
+    @admin.display(description="patient's time", ordering="slot__starts_at")
+    def patient_time(self, appointment: Appointment) -> str:
+        return appointment.when_text()
 
     @admin.display(description="specialization", ordering="specialist__specialization__name")
     def specialization(self, appointment: Appointment) -> str:

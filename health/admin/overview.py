@@ -47,7 +47,7 @@ def todays_appointments(now: dt.datetime) -> QuerySet[Appointment]:
     return (
         Appointment.objects.filter(slot__starts_at__gte=start, slot__starts_at__lt=start + dt.timedelta(days=1))
         .exclude(state=Appointment.State.CANCELLED)
-        .select_related("user", "slot", "specialist__specialization")
+        .select_related("user__profile", "slot", "specialist__specialization")
         .order_by("slot__starts_at")
     )
 
@@ -56,10 +56,8 @@ def upcoming_appointments(now: dt.datetime) -> QuerySet[Appointment]:
     # "Upcoming" starts after today, so no appointment is listed twice.
     tomorrow = start_of_utc_day(now) + dt.timedelta(days=1)
     return (
-        Appointment.objects.filter(
-            slot__starts_at__gte=tomorrow, state__in=[Appointment.State.PROPOSED, Appointment.State.CONFIRMED]
-        )
-        .select_related("user", "slot", "specialist__specialization")
+        Appointment.objects.filter(slot__starts_at__gte=tomorrow, state__in=[*Appointment.ACTIVE_STATES])
+        .select_related("user__profile", "slot", "specialist__specialization")
         .order_by("slot__starts_at")
     )
 

@@ -3,6 +3,7 @@
 from health.models.alerts import Alert, AlertEvent, Ambulance, Dispatch
 from health.models.appointments import (
     Appointment,
+    AppointmentClash,
     AppointmentHistory,
     InvalidTransition,
     SlotUnavailable,
@@ -21,6 +22,7 @@ __all__ = [
     "AlertEvent",
     "Ambulance",
     "Appointment",
+    "AppointmentClash",
     "AppointmentHistory",
     "DailyReport",
     "Device",

@@ -109,7 +109,7 @@ def test_an_operator_books_a_free_slot_for_its_specialist(operator, bob):
     assert response.status_code == 302
     appointment = Appointment.objects.get(user=bob)
     assert appointment.specialist == slot.specialist
-    assert appointment.state == Appointment.State.PROPOSED
+    assert appointment.state == Appointment.State.HELD
 
 
 def test_ambulances_can_be_taken_out_of_service_and_back(operator):

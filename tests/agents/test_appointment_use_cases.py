@@ -73,7 +73,7 @@ def test_a_general_appointment_holds_the_slot_saves_history_and_stores_symptoms(
     ]
     appointment = Appointment.objects.get(user=alice)
     assert appointment.slot == gp_slot
-    assert appointment.state == Appointment.State.PROPOSED
+    assert appointment.state == Appointment.State.HELD
     assert appointment.conversation == conversation
     assert not Slot.objects.free().filter(pk=gp_slot.pk).exists()
     history = AppointmentHistory.objects.get(user=alice)

@@ -21,7 +21,7 @@ def test_proposing_a_free_slot_holds_it(alice, alice_api):
 
     assert response.status_code == 201, response.json()
     body = response.json()
-    assert (body["state"], body["slot"], body["specialist"]) == ("proposed", slot.pk, slot.specialist_id)
+    assert (body["state"], body["slot"], body["specialist"]) == ("held", slot.pk, slot.specialist_id)
     assert Appointment.objects.get(slot=slot).user == alice
 
 

@@ -1,4 +1,4 @@
-"""Appointment actions follow the state machine: proposed -> confirmed ->
+"""Appointment actions follow the state machine: held -> confirmed ->
 completed, or cancelled; anything else answers 409 and changes nothing."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ S = Appointment.State
 @pytest.mark.parametrize(
     ("start", "action", "end", "stamp"),
     [
-        (S.PROPOSED, "confirm", S.CONFIRMED, "confirmed_at"),
-        (S.PROPOSED, "cancel", S.CANCELLED, "cancelled_at"),
+        (S.HELD, "confirm", S.CONFIRMED, "confirmed_at"),
+        (S.HELD, "cancel", S.CANCELLED, "cancelled_at"),
         (S.CONFIRMED, "complete", S.COMPLETED, "completed_at"),
         (S.CONFIRMED, "cancel", S.CANCELLED, "cancelled_at"),
     ],
@@ -36,7 +36,7 @@ def test_an_allowed_transition_moves_and_stamps_the_appointment(alice, alice_api
 @pytest.mark.parametrize(
     ("start", "action"),
     [
-        (S.PROPOSED, "complete"),
+        (S.HELD, "complete"),
         (S.CONFIRMED, "confirm"),
         (S.COMPLETED, "cancel"),
         (S.COMPLETED, "confirm"),
@@ -56,11 +56,11 @@ def test_a_refused_transition_answers_409_and_changes_nothing(alice, alice_api, 
 
 
 def test_appointments_filter_by_state(alice, alice_api):
-    proposed = AppointmentFactory(user=alice)
+    held = AppointmentFactory(user=alice)
     confirmed = AppointmentFactory(user=alice, state=S.CONFIRMED)
 
     assert ids(alice_api.get("/api/appointments/", {"state": "confirmed"})) == {confirmed.pk}
-    assert ids(alice_api.get("/api/appointments/")) == {proposed.pk, confirmed.pk}
+    assert ids(alice_api.get("/api/appointments/")) == {held.pk, confirmed.pk}
     assert alice_api.get("/api/appointments/", {"state": "dreaming"}).status_code == 400
 
 
