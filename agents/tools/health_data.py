@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+from typing import Any
 
 from django.db import transaction
+from django.template.loader import render_to_string
 
+from agents.tools import said
 from agents.tools.appointments import _parse_date, _parse_time
 from agents.tools.context import ToolContext
-from agents.tools.errors import InvalidArguments, NotFound
+from agents.tools.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.registry import tool
-from health.models import DailyReport, Medication, Reminder, VitalReading
+from agents.tools.transcript import said_in_request
+from health.models import DailyReport, Medication, VitalReading
 
 _FOOD_TIMINGS = {choice.value for choice in Medication.FoodTiming}
 
@@ -45,25 +50,91 @@ def set_medication_reminder(
         raise InvalidArguments(f"food_timing must be one of {sorted(_FOOD_TIMINGS)}.")
     if duration_days is not None and not 1 <= duration_days <= 3650:
         raise InvalidArguments("duration_days must be between 1 and 3650.")
-    start = _parse_date(start_date) if start_date else ctx.now().astimezone(ctx.tz).date()
+    today = ctx.now().astimezone(ctx.tz).date()
+    start = _parse_date(start_date) if start_date else today
+    defaults = False
+    if ctx.conversation is not None:
+        # In a conversation nothing the user did not say is stored: every argument is checked
+        # against the user's words in this request (and their answers to questions about it).
+        plan = _as_said(said_in_request(ctx.conversation), medicine_name, dose)
+        medicine_name, dose = plan["name"], plan["dose"]
+        duration_days, food_timing = plan["days"], plan["food"]
+        clock_times, defaults = list(plan["schedule"].times), plan["schedule"].defaults
+        # Another first day only when the user said "tomorrow" (a model copies dates it sees).
+        tomorrow = today + dt.timedelta(days=1)
+        start = tomorrow if start == tomorrow and plan["tomorrow"] else today
     end = start + dt.timedelta(days=duration_days - 1) if duration_days else None
+    values = {
+        "dose": (dose or "")[:40],
+        "times_per_day": len(clock_times),
+        "clock_times": [f"{t:%H:%M}" for t in clock_times],
+        "default_times": defaults,
+        "food_timing": food_timing or Medication.FoodTiming.ANY,
+        "duration_days": duration_days,
+        "end_date": end,
+    }
     with transaction.atomic():
-        medication, _ = Medication.objects.get_or_create(
-            user=ctx.user,
-            name=medicine_name.strip()[:120],
-            start_date=start,
-            defaults={
-                "dose": (dose or "")[:40],
-                "times_per_day": len(clock_times),
-                "clock_times": [f"{t:%H:%M}" for t in clock_times],
-                "food_timing": food_timing or Medication.FoodTiming.ANY,
-                "duration_days": duration_days,
-                "end_date": end,
-            },
+        # A replayed step (or the same medicine again the same day) finds the stored one and leaves
+        # it as it is; the summary below is read back from the rows, so it says what is stored.
+        medication, created = Medication.objects.get_or_create(
+            user=ctx.user, name=medicine_name.strip()[:120], start_date=start, defaults=values
         )
-        for moment in clock_times:
-            Reminder.objects.get_or_create(medication=medication, time_of_day=moment)
-    return {"medicine": medication.name, "reminder_times": [f"{t:%H:%M}" for t in clock_times]}
+        if created:
+            medication.sync_reminders()
+    return {**reminder_summary(Medication.objects.get(pk=medication.pk)), "already_set": not created}
+
+
+def _as_said(text: str, name: str, dose: str | None) -> dict[str, Any]:
+    """The reminder's fields as far as the user said them; ToolError when the user named no
+    medicine or gave no schedule (the planner then asks them)."""
+    kept_name = said.name_said(name, text)
+    if not kept_name:
+        raise ToolError(
+            f"The user did not name the medicine {name!r}. Use the medicine's name as the user wrote it, "
+            "or ask the user which medicine."
+        )
+    clause = said.segment_about(kept_name, text)
+    try:
+        when = said.schedule(clause) or said.schedule(text)
+    except said.ScheduleConflict as exc:
+        raise ToolError(f"The schedule is unclear: {exc}. Ask the user when to take {kept_name}.") from exc
+    if when is None:
+        raise ToolError(
+            f"The user did not say how often or when to take {kept_name}. "
+            "Ask the user (for example: how many times a day, and at what times?)."
+        )
+    said_days = said.duration_days(clause) or said.duration_days(text)
+    said_food = said.food_timing(clause) or said.food_timing(text)
+    return {
+        "name": kept_name,
+        "dose": dose if dose and (said.dose_said(dose, clause) or said.dose_said(dose, text)) else None,
+        "schedule": when,
+        "days": said_days,
+        "food": said_food if said_food in _FOOD_TIMINGS else None,
+        "tomorrow": bool(re.search(r"\btomorrow\b", text, re.IGNORECASE)),
+    }
+
+
+def reminder_summary(medication: Medication) -> dict[str, Any]:
+    """What was stored, read back from the rows, with the sentence the user reads."""
+    reminders = [r for r in medication.reminders.order_by("time_of_day") if r.enabled]
+    times = [f"{r.time_of_day:%H:%M}" for r in reminders]
+    change_at = f"/api/medications/{medication.pk}/"
+    message = render_to_string(
+        "agents/reminder_set.txt", {"medication": medication, "times": times, "change_at": change_at}
+    )
+    return {
+        "medicine": medication.name,
+        "medication_id": medication.pk,
+        "dose": medication.dose or None,
+        "times_per_day": len(times),
+        "reminder_times": times,
+        "default_times": medication.default_times,
+        "duration_days": medication.duration_days,
+        "food_timing": medication.food_timing,
+        "change_at": change_at,
+        "message": " ".join(message.split()),
+    }
 
 
 @tool

@@ -6,8 +6,9 @@ import datetime as dt
 import re
 from typing import TypedDict
 
+from agents.tools import said as user_words
 from agents.tools.context import ToolContext
-from agents.tools.errors import InvalidArguments
+from agents.tools.errors import InvalidArguments, ToolError
 from agents.tools.registry import tool
 from agents.tools.transcript import said_in_request
 from health.models import SymptomRecord
@@ -79,13 +80,30 @@ def store_symptoms(ctx: ToolContext, user_id: str, symptoms: str, timestamp: str
     """
     ctx.check_user(user_id)
     recorded_at = parse_timestamp(timestamp, ctx.tz)
+    named = split_symptoms(symptoms)
+    if ctx.conversation is not None:
+        # Only what the user said is stored: a question or request ("How were my vitals today?",
+        # "I want to lose weight") is no complaint, and a symptom the model added is dropped.
+        said = said_in_request(ctx.conversation)
+        if not user_words.names_a_complaint(said):
+            raise ToolError(
+                "The user did not report any symptom in this request (it is a question or a request): "
+                "store nothing and answer the request instead."
+            )
+        named = [symptom for symptom in named if user_words.symptom_said(symptom, said)]
+        if not named:
+            raise ToolError(
+                f"The user did not say {symptoms!r}. Store only symptoms in the user's own words, "
+                "or ask the user what their symptoms are."
+            )
+        symptoms = ", ".join(named)
     # get_or_create: a replayed step must not store the complaint twice.
     SymptomRecord.objects.get_or_create(
         user=ctx.user,
         conversation=ctx.conversation,
         text=symptoms,
         recorded_at=recorded_at,
-        defaults={"symptoms": split_symptoms(symptoms)},
+        defaults={"symptoms": named},
     )
     return True
 

@@ -38,6 +38,7 @@ class MedicationSerializer(serializers.ModelSerializer):
             "dose",
             "times_per_day",
             "clock_times",
+            "default_times",
             "food_timing",
             "duration_days",
             "start_date",
@@ -46,7 +47,16 @@ class MedicationSerializer(serializers.ModelSerializer):
             "active",
             "created_at",
         ]
-        read_only_fields = ["created_at"]
+        read_only_fields = ["created_at", "default_times"]
+
+    def update(self, instance: Medication, validated_data: dict) -> Medication:
+        if "clock_times" in validated_data:
+            # The patient chose the times: they are no longer the app's defaults.
+            validated_data["default_times"] = False
+        medication = super().update(instance, validated_data)
+        if "clock_times" in validated_data:
+            medication.sync_reminders()
+        return medication
 
     def validate_clock_times(self, times: list[str]) -> list[str]:
         bad = [time for time in times if not CLOCK_TIME.match(time)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 
 from django.conf import settings
@@ -59,6 +60,11 @@ class Medication(models.Model):
         default=1, validators=[MinValueValidator(1), MaxValueValidator(12)]
     )
     clock_times = models.JSONField(default=list, blank=True, help_text='Local times, e.g. ["08:00", "20:00"].')
+    default_times = models.BooleanField(
+        default=False,
+        help_text='The clock times are the app\'s defaults for what the patient said ("twice a day"), '
+        "not times the patient gave; cleared when the patient sets the times.",
+    )
     food_timing = models.CharField(max_length=8, choices=FoodTiming.choices, default=FoodTiming.ANY)
     duration_days = models.PositiveSmallIntegerField(null=True, blank=True)
     start_date = models.DateField()
@@ -81,6 +87,14 @@ class Medication(models.Model):
 
     def __str__(self) -> str:
         return " ".join(part for part in (self.name, self.strength) if part)
+
+    def sync_reminders(self) -> None:
+        """Make the enabled reminders the medication's clock times: one per time, others switched off
+        (kept, with their dose history)."""
+        times = [dt.time.fromisoformat(value) for value in self.clock_times]
+        for moment in times:
+            Reminder.objects.update_or_create(medication=self, time_of_day=moment, defaults={"enabled": True})
+        self.reminders.exclude(time_of_day__in=times).update(enabled=False)
 
 
 class Reminder(models.Model):

@@ -199,7 +199,7 @@ def test_a_medication_reminder_creates_the_medication_and_one_reminder_per_time(
         start_date="2026-03-01",
     )
 
-    assert result == {"medicine": "Amoxicillin 500 mg", "reminder_times": ["08:00", "14:00", "20:00"]}
+    assert (result["medicine"], result["reminder_times"]) == ("Amoxicillin 500 mg", ["08:00", "14:00", "20:00"])
     medication = Medication.objects.get(user=alice)
     assert (medication.times_per_day, medication.end_date, medication.food_timing) == (3, dt.date(2026, 3, 5), "after")
     assert [f"{r.time_of_day:%H:%M}" for r in medication.reminders.all()] == ["08:00", "14:00", "20:00"]
