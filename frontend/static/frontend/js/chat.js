@@ -74,6 +74,9 @@ function transcript() {
         offer = null;
       } else if (lastCall.tool === "get_available_specialists" && value.result?.specialist_id) {
         offer = value.result;
+      } else if (lastCall.tool === "set_medication_reminder" && value.result?.message) {
+        // The schedule as stored (rendered by the server from the saved rows), not the model's words.
+        items.push({ index: step.index, kind: "notice", text: value.result.message });
       } else if (lastCall.tool === "notify_user" && value.result === true) {
         const p = lastCall.parameters ?? {};
         items.push({ index: step.index, kind: "notice", text: p.message || p.symptoms || "" });
