@@ -185,38 +185,13 @@ def _start_summary(runtime: Runtime) -> str:
     return f"{first} Your emergency contacts have also been notified."
 
 
-_VITAL_LABELS = {
-    "heart_rate": ("Heart Rate", " bpm"),
-    "oxygen": ("Oxygen", "%"),
-    "spo2": ("Oxygen", "%"),
-    "systolic_bp": ("Systolic BP", " mmHg"),
-    "diastolic_bp": ("Diastolic BP", " mmHg"),
-}
-_SLEEP_LABELS = {"deep": "Deep Sleep", "light": "Light Sleep", "rem": "REM", "awake": "Awake"}
-
-
 def soft_sos_text(runtime: Runtime) -> str:
-    """The soft SOS notification of D.4, built from the alert's vitals snapshot."""
-    alert = runtime.alert
-    vitals = (alert.vitals_snapshot if alert is not None else None) or {}
-    rows: list[str] = []
-    # Known vitals first, in D.4's order; the sleep breakdown last.
-    for key in sorted(vitals, key=lambda k: (list(_VITAL_LABELS).index(k) if k in _VITAL_LABELS else 99, k)):
-        value = vitals[key]
-        if isinstance(value, dict):
-            # A fixed order: PostgreSQL's jsonb does not keep the keys' order.
-            stages = sorted(value, key=lambda k: (list(_SLEEP_LABELS).index(k) if k in _SLEEP_LABELS else 99, k))
-            rows += [f"{_SLEEP_LABELS.get(stage, stage.title())}: {value[stage]} minutes" for stage in stages]
-        else:
-            label, unit = _VITAL_LABELS.get(key, (key.replace("_", " ").title(), ""))
-            rows.append(f"{label}: {value}{unit}")
-    lines = [
-        "Soft SOS triggered. Abnormal vitals detected.",
-        "If you are feeling unwell, contact emergency services or book an appointment.",
-    ]
-    if rows:
-        lines += ["", "Your Vitals-", *rows]
-    return "\n".join(lines)
+    """The soft SOS notification of D.4: the alert's vitals report as the vitals monitor worded
+    it (``health.monitor.soft_sos.soft_sos_notice``), so the patient reads one text with the
+    right units; notify_user refuses any other wording for a soft SOS."""
+    from health.monitor.soft_sos import soft_sos_notice
+
+    return soft_sos_notice(runtime.alert).body
 
 
 HARD_SOS_START = (

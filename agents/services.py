@@ -20,6 +20,7 @@ from agents.models import Conversation
 from agents.runtime import Runtime, link_alert
 from agents.trajectory import title_from
 from health.models import Alert, AlertEvent
+from health.monitor.soft_sos import soft_sos_notice
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,14 @@ SOS_REQUESTS = {
 }
 
 
+def _sos_title(alert: Alert, kind: str, request: str) -> str:
+    """What the conversation list calls a system-run conversation: a soft SOS by its alert
+    ("Alert: low blood oxygen"), not by the request the model reads (which holds a raw dict)."""
+    if kind == Conversation.Kind.SOFT_SOS:
+        return soft_sos_notice(alert).title[:160]
+    return request[:160]
+
+
 def _sos_conversation(alert: Alert, kind: str) -> Conversation:
     with transaction.atomic():
         # Lock the alert: two deliveries of the same task must share one conversation.
@@ -108,7 +117,7 @@ def _sos_conversation(alert: Alert, kind: str) -> Conversation:
         if event is not None:
             return Conversation.objects.select_related("user").get(pk=event.data["conversation"])
         request = SOS_REQUESTS[kind][1](alert)
-        conversation = Conversation.objects.create(user=alert.user, kind=kind, title=request[:160])
+        conversation = Conversation.objects.create(user=alert.user, kind=kind, title=_sos_title(alert, kind, request))
         link_alert(alert, conversation)
         Runtime(conversation, None).begin(request)
         return conversation

@@ -8,6 +8,13 @@ from frontend import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("chat/", views.chat, name="chat"),
+    path("appointments/", views.appointments, name="appointments"),
+    path("appointments/<int:pk>/", views.appointment_detail, name="appointment-page"),
+    path(
+        "appointments/<int:pk>/<str:action>/",
+        views.appointment_action,
+        name="appointment-page-action",
+    ),
     path("notifications/", views.notifications, name="notifications"),
     path("profile/", views.profile, name="profile"),
     path("sos/", views.sos, name="sos"),

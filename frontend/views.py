@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import connection
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 
-from health.models import Alert, Appointment, Notification
+from health.models import Alert, Appointment, InvalidTransition, Notification, SlotUnavailable
+from health.models.appointments import format_when, patient_zone
 
 
 @login_required
@@ -17,11 +21,74 @@ def home(request: HttpRequest) -> HttpResponse:
     context = {
         "upcoming": Appointment.objects.filter(
             user=user, state__in=Appointment.ACTIVE_STATES, slot__starts_at__gte=timezone.now()
-        ).select_related("specialist__specialization", "slot")[:5],
+        )
+        .select_related("specialist__specialization", "slot", "user__profile")
+        .order_by("slot__starts_at")[:5],
         "open_alerts": Alert.objects.filter(user=user, state__in=Alert.ACTIVE_STATES)[:5],
         "notifications": Notification.objects.filter(user=user)[:5],
     }
     return render(request, "frontend/home.html", context)
+
+
+@login_required
+def appointments(request: HttpRequest) -> HttpResponse:
+    """The patient's appointments: upcoming (held or confirmed, not yet over) and past."""
+    mine = Appointment.objects.filter(user=request.user).select_related(
+        "slot", "specialist__specialization", "user__profile"
+    )
+    ahead = Q(state__in=Appointment.ACTIVE_STATES, slot__ends_at__gt=timezone.now())
+    context = {
+        "upcoming": mine.filter(ahead).order_by("slot__starts_at"),
+        "past": mine.exclude(ahead).order_by("-slot__starts_at")[:50],
+        "time_zone": patient_zone(request.user),
+    }
+    return render(request, "frontend/appointments.html", context)
+
+
+@login_required
+def appointment_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """One appointment, with confirm, cancel and reschedule (another free slot of the same specialist)."""
+    appointment = get_object_or_404(
+        Appointment.objects.select_related("slot", "specialist__specialization", "user__profile"),
+        pk=pk,
+        user=request.user,
+    )
+    tz = appointment.time_zone
+    free = appointment.free_slots() if appointment.is_active else []
+    context = {
+        "appointment": appointment,
+        "free_slots": [{"pk": slot.pk, "when": format_when(slot.starts_at, slot.ends_at, tz)} for slot in free],
+        "time_zone": tz,
+    }
+    return render(request, "frontend/appointment_detail.html", context)
+
+
+@login_required
+@require_POST
+def appointment_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    """Confirm, cancel or reschedule one of the patient's appointments; the model decides what is allowed."""
+    appointment = get_object_or_404(Appointment, pk=pk, user=request.user)
+    try:
+        if action == "reschedule":
+            slot_id = request.POST.get("slot", "")
+            if not slot_id.isdigit():
+                raise SlotUnavailable("Choose a new time first.")
+            appointment.reschedule(int(slot_id))
+        elif action in ("confirm", "cancel"):
+            getattr(appointment, action)()
+        else:
+            return redirect("appointment-page", pk=pk)
+    except (SlotUnavailable, InvalidTransition) as exc:
+        messages.error(request, str(exc))
+    else:
+        appointment.refresh_from_db()
+        done = {
+            "confirm": f"Confirmed: your appointment on {appointment.when_text()} is booked.",
+            "cancel": f"Cancelled: your appointment on {appointment.when_text()}. The time is free for others again.",
+            "reschedule": f"Moved to {appointment.when_text()}. It is {appointment.get_state_display().lower()}.",
+        }
+        messages.success(request, done[action])
+    return redirect("appointment-page", pk=pk)
 
 
 @login_required

@@ -10,7 +10,8 @@ from agents.tools.context import ToolContext
 from agents.tools.errors import InvalidArguments
 from agents.tools.registry import tool
 from frontend.realtime import push_to_user
-from health.models import Notification
+from health.models import Alert, Notification
+from health.monitor.soft_sos import soft_sos_notice
 
 
 def _as_is(reply: str) -> Any:
@@ -94,6 +95,15 @@ def notify_user(ctx: ToolContext, user_id: str, message: str | None = None, symp
     if alert is not None:
         level = Notification.Level.DANGER if alert.kind == "hard" else Notification.Level.WARNING
     title = text.splitlines()[0][:160]
+    if alert is not None and alert.kind == Alert.Kind.SOFT:
+        # One notification per soft SOS, in one wording: the alert's vitals report as
+        # recorded (names and units included), never the model's own rendering of it.
+        notice = soft_sos_notice(alert)
+        if text.split() != notice.body.split():
+            raise InvalidArguments("For a soft SOS, notify_user must send the alert's vitals report unchanged.")
+        if Notification.objects.filter(user=ctx.user, kind="alert", data__alert=alert.pk).exists():
+            return True  # the vitals monitor already notified the user with this text
+        title = notice.title
     notification = Notification.objects.create(
         user=ctx.user,
         kind="alert" if alert is not None else "assistant",

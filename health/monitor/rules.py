@@ -123,7 +123,7 @@ class Rule:
 
 HYPOXIA = Rule(
     condition="hypoxia",
-    label="Low blood oxygen (SpO2)",
+    label="Low blood oxygen",
     limits=(Limit("spo2", "below", 90, 92),),
     min_readings=3,
     min_seconds=60,

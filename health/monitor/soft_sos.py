@@ -3,37 +3,90 @@
 The notification is written at once, in the ingesting request, so the user
 hears about abnormal vitals within the same round trip; the Action Manager's
 soft SOS flow (seed paper D.4, ``agents.services.run_soft_sos``) runs in a
-Celery task after commit and adds its message to the chat.
+Celery task after commit and shows the same text in the chat: its notify_user
+step finds this notification and sends no second one (``soft_sos_notice`` is
+the one wording of both).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
 from django.utils import timezone
 
 from frontend.realtime import push_to_user
 from health.models import Alert, AlertEvent, Notification
-from health.monitor.rules import Rule
+from health.monitor.rules import RULES_BY_CONDITION, Rule
 from health.sos import push_alert
 
-_UNITS = {"heart_rate": " bpm", "spo2": " %", "systolic_bp": " mmHg", "diastolic_bp": " mmHg"}
-_NAMES = {"heart_rate": "Heart rate", "spo2": "SpO2", "systolic_bp": "Systolic BP", "diastolic_bp": "Diastolic BP"}
+# Each vital as the patient reads it: name and unit. "oxygen" is the seed paper's name for SpO2.
+_VITALS = {
+    "spo2": ("SpO₂", "%"),
+    "oxygen": ("SpO₂", "%"),
+    "heart_rate": ("Heart rate", "bpm"),
+    "systolic_bp": ("Systolic blood pressure", "mmHg"),
+    "diastolic_bp": ("Diastolic blood pressure", "mmHg"),
+}
+_SLEEP = {"deep": "Deep sleep", "light": "Light sleep", "rem": "REM sleep", "awake": "Awake"}
 
 
-def vitals_report(snapshot: dict[str, Any]) -> str:
-    """One line per vital of the snapshot, e.g. ``SpO2: 86 %``."""
-    return "\n".join(f"{_NAMES.get(k, k)}: {v:g}{_UNITS.get(k, '')}" for k, v in snapshot.items())
+@dataclass(frozen=True)
+class Notice:
+    """What the patient is told about a soft SOS: one wording, wherever it is shown."""
+
+    title: str
+    body: str
 
 
-def recommendations(rule: Rule) -> list[str]:
-    return [
-        rule.advice,
-        f"If it stays like this, book an appointment with a {rule.specialist}.",
-        "If you have chest pain, trouble breathing, fainting or confusion, call emergency services or press SOS now.",
-    ]
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
+
+
+def vitals_report(snapshot: dict[str, Any]) -> list[str]:
+    """One line per vital of the snapshot with its unit, e.g. ``SpO₂: 86 %``; blood pressure
+    as one ``Blood pressure: 188/124 mmHg`` line when both values are there; sleep stages last."""
+    snapshot = dict(snapshot or {})
+    lines: list[str] = []
+    if "systolic_bp" in snapshot and "diastolic_bp" in snapshot:
+        systolic, diastolic = snapshot.pop("systolic_bp"), snapshot.pop("diastolic_bp")
+        pressure = f"Blood pressure: {_number(systolic)}/{_number(diastolic)} mmHg"
+    else:
+        pressure = None
+    order = list(_VITALS)
+    for key in sorted(snapshot, key=lambda k: (order.index(k) if k in order else len(order), k)):
+        value = snapshot[key]
+        if isinstance(value, dict):
+            continue
+        name, unit = _VITALS.get(key, (key.replace("_", " ").capitalize(), ""))
+        lines.append(f"{name}: {_number(value)}{f' {unit}' if unit else ''}")
+    if pressure:
+        lines.append(pressure)
+    for value in snapshot.values():
+        if isinstance(value, dict):
+            # A fixed order: PostgreSQL's jsonb does not keep the keys' order.
+            stages = sorted(value, key=lambda k: (list(_SLEEP).index(k) if k in _SLEEP else len(_SLEEP), k))
+            lines += [f"{_SLEEP.get(stage, stage.capitalize())}: {_number(value[stage])} minutes" for stage in stages]
+    return lines
+
+
+def soft_sos_notice(alert: Alert | None) -> Notice:
+    """The soft SOS notification, from the alert as recorded: the monitor's notification and
+    the Action Manager's soft SOS flow (``agents.guard.soft_sos_text``) both send this text."""
+    rule = RULES_BY_CONDITION.get(alert.condition) if alert is not None else None
+    context = {
+        "name": rule.label if rule else "Abnormal vitals",
+        "summary": (alert.summary if alert is not None else "") or "Abnormal vitals were detected.",
+        "vitals": vitals_report(alert.vitals_snapshot if alert is not None else {}),
+        "advice": rule.advice if rule else "Sit or lie down, rest and re-measure.",
+        "specialist": rule.specialist if rule else "general physician",
+    }
+    title = render_to_string("health/soft_sos/title.txt", context).strip()
+    body = render_to_string("health/soft_sos/body.txt", context).strip()
+    return Notice(title=title, body=body)
 
 
 def raise_soft_sos(
@@ -61,14 +114,13 @@ def raise_soft_sos(
         message=f"Raised by the vitals monitor: {summary}"[:255],
         data={"measured_at": measured_at.isoformat(), "levels": levels, "readings": readings},
     )
-    advice = recommendations(rule)
-    body = "\n".join([summary, "", vitals_report(snapshot), "", *[f"- {line}" for line in advice]])
+    notice = soft_sos_notice(alert)
     notification = Notification.objects.create(
         user_id=user_id,
         kind="alert",
         level=Notification.Level.WARNING,
-        title=f"Soft SOS: {rule.label.lower()}",
-        body=body,
+        title=notice.title,
+        body=notice.body,
         data={"alert": alert.pk, "condition": rule.condition, "actions": ["acknowledge", "escalate"]},
     )
     push_alert(alert)
@@ -77,7 +129,7 @@ def raise_soft_sos(
         "kind": notification.kind,
         "level": notification.level,
         "title": notification.title,
-        "body": body,
+        "body": notice.body,
     }
     transaction.on_commit(lambda: push_to_user(user_id, "notification", payload), robust=True)
 

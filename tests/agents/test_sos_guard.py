@@ -202,11 +202,14 @@ def test_soft_sos_with_a_crashing_model_still_notifies_the_user_with_the_vitals(
     run_soft_sos(alert.pk, backend=ScriptedBackend(planner=[BackendError("model file missing")]))
 
     notification = Notification.objects.get(user=alice)
-    assert notification.body == (
-        "Soft SOS triggered. Abnormal vitals detected.\n"
-        "If you are feeling unwell, contact emergency services or book an appointment.\n\n"
-        "Your Vitals-\nHeart Rate: 41 bpm\nOxygen: 85%\nDeep Sleep: 75 minutes\nREM: 94 minutes"
-    )
+    assert notification.title == "Alert: very slow heart rate"
+    assert notification.body.splitlines()[2:7] == [
+        "Your vitals:",
+        "SpO₂: 85 %",
+        "Heart rate: 41 bpm",
+        "Deep sleep: 75 minutes",
+        "REM sleep: 94 minutes",
+    ]
     alert.refresh_from_db()
     assert alert.guard_acted is True
 

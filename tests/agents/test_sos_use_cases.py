@@ -4,6 +4,8 @@ dispatch and the outbox rows go to the right recipients only."""
 
 from __future__ import annotations
 
+import itertools
+
 from agents.llm.scripted import ScriptedBackend
 from agents.services import run_hard_sos_end, run_hard_sos_start, run_soft_sos
 from health.models import Alert, Dispatch, Notification, OutboundMessage
@@ -110,20 +112,68 @@ def test_hard_sos_end_messages_the_assigned_ambulance_and_the_contacts(alice, re
     assert alert.guard_acted is False
 
 
+SOFT_REPORT = (
+    "Low blood oxygen for 60 s (3 readings).\n\nYour vitals:\nSpO₂: 85 %\n\nWhat to do:\n"
+    "- Sit upright, breathe slowly and re-measure with the watch snug on your wrist.\n"
+    "- If it stays like this, book an appointment with a pulmonologist.\n"
+    "- If you have chest pain, trouble breathing, fainting or confusion, call emergency services or press SOS now."
+)
+
+
+def soft_alert(alice):
+    return AlertFactory(
+        user=alice,
+        kind=Alert.Kind.SOFT,
+        condition="hypoxia",
+        summary="Low blood oxygen for 60 s (3 readings).",
+        vitals_snapshot={"oxygen": 85},
+    )
+
+
 def test_soft_sos_notifies_the_user_of_the_abnormal_vitals_and_messages_nobody(alice, ref, alice_contacts):
-    alert = AlertFactory(user=alice, kind=Alert.Kind.SOFT, condition="hypoxia", vitals_snapshot={"oxygen": 85})
+    alert = soft_alert(alice)
     backend = ScriptedBackend(
         planner=[plan("A soft SOS was triggered.", "Call notify_user about the abnormal vitals."), end()],
-        caller=[call("notify_user", user_id=ref, symptoms="Soft SOS triggered. Oxygen: 85%")],
+        caller=[call("notify_user", user_id=ref, symptoms=SOFT_REPORT)],
     )
 
     conversation = run_soft_sos(alert.pk, backend=backend)
 
     assert conversation.status == "completed"
+    # The model reads the seed paper's request; the patient's conversation list reads the alert.
     assert states(conversation)[1] == {"from": "user", "value": "Soft SOS triggered. Abnormal Vitals: {'oxygen': 85}"}
+    assert conversation.title == "Alert: low blood oxygen"
     notification = Notification.objects.get(user=alice)
-    assert (notification.body, notification.level) == ("Soft SOS triggered. Oxygen: 85%", "warning")
+    assert (notification.title, notification.body, notification.level) == (
+        "Alert: low blood oxygen",
+        SOFT_REPORT,
+        "warning",
+    )
     assert not OutboundMessage.objects.exists()
+    alert.refresh_from_db()
+    assert alert.guard_acted is False
+
+
+def test_a_soft_sos_report_the_model_words_itself_never_reaches_the_patient(alice, ref, alice_contacts):
+    """The model once wrote "Spo2: 86.0 mmHg": the patient gets the alert's own report instead."""
+    alert = soft_alert(alice)
+    backend = ScriptedBackend(
+        planner=[plan("A soft SOS was triggered.", "Call notify_user about the abnormal vitals."), end()],
+        caller=[call("notify_user", user_id=ref, symptoms="Soft SOS triggered.\nSpo2: 85.0 mmHg")],
+    )
+
+    conversation = run_soft_sos(alert.pk, backend=backend)
+
+    assert conversation.status == "completed"
+    assert [n.body for n in Notification.objects.filter(user=alice)] == [SOFT_REPORT]
+    # What the chat shows of the run is the same report, never the model's wording.
+    trajectory = states(conversation)
+    delivered = [
+        call["value"]["parameters"]
+        for call, seen in itertools.pairwise(trajectory)
+        if call["from"] == "caller" and call["value"]["tool"] == "notify_user" and "result" in seen["value"]
+    ]
+    assert [p.get("message") or p.get("symptoms") for p in delivered] == [SOFT_REPORT]
 
 
 def test_running_an_sos_twice_reuses_the_conversation_and_sends_nothing_twice(alice, ref, alice_contacts, ambulances):

@@ -232,6 +232,12 @@ MATRIX: dict[str, Route] = {
     "appointment-confirm": _action(lambda bob: AppointmentFactory(user=bob)),
     "appointment-cancel": _action(lambda bob: AppointmentFactory(user=bob)),
     "appointment-complete": _action(lambda bob: AppointmentFactory(user=bob, state=Appointment.State.CONFIRMED)),
+    "appointment-reschedule": _action(
+        lambda bob: AppointmentFactory(user=bob), lambda o: {"slot": SlotFactory(specialist=o.specialist).pk}
+    ),
+    "appointment-free-slots": _detail(
+        lambda bob: AppointmentFactory(user=bob), shows=lambda body, obj: isinstance(body, list)
+    ),
     "appointment-history-list": _list(
         lambda bob: AppointmentHistoryFactory(user=bob, appointment=AppointmentFactory(user=bob)),
         post=lambda o: {

@@ -179,24 +179,43 @@ def test_a_hypertensive_crisis_needs_a_repeat_measurement(alice, watch):
     assert alert.vitals_snapshot == {"heart_rate": 80, "systolic_bp": 188, "diastolic_bp": 124}
 
 
-def test_a_soft_sos_notifies_the_user_with_a_vitals_report_and_what_to_do(
+def test_a_soft_sos_notifies_the_user_once_with_a_vitals_report_in_the_right_units_and_what_to_do(
     alice, watch, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
         post(watch, series("heart_rate", [72] * 3, every=1) + series("spo2", [86] * 8, start=5))
 
     [alert] = soft_alerts(alice)
-    mine = Notification.objects.filter(user=alice, kind="alert", data__alert=alert.pk).order_by("pk")
-    report = mine.first()
-    assert report.level == "warning"
-    assert "SpO2: 86 %" in report.body and "Heart rate: 72 bpm" in report.body
-    for advice in ("re-measure", "book an appointment", "call emergency services"):
+    [report] = Notification.objects.filter(user=alice)
+    assert report.data["alert"] == alert.pk
+    assert (report.kind, report.level, report.title) == ("alert", "warning", "Alert: low blood oxygen")
+    assert report.body.splitlines()[:5] == [
+        "Low blood oxygen for 60 s (7 readings).",
+        "",
+        "Your vitals:",
+        "SpO₂: 86 %",
+        "Heart rate: 72 bpm",
+    ]
+    for advice in ("re-measure", "book an appointment with a pulmonologist", "call emergency services"):
         assert advice in report.body
     assert report.data["actions"] == ["acknowledge", "escalate"]
-    # The Action Manager's soft SOS flow ran after commit and told the user too (seed paper D.4).
+    # The Action Manager's soft SOS flow ran after commit (seed paper D.4): its notify_user step
+    # sent the same text and found the user already notified, so no second notification.
     conversation = Conversation.objects.get(user=alice, kind="soft_sos")
     assert conversation.status == "completed"
-    assert mine.count() == 2
+    assert conversation.title == "Alert: low blood oxygen"
+    [sent] = [s.payload["parameters"] for s in conversation.steps.filter(role="caller")]
+    assert sent["message"] == report.body
+
+
+def test_blood_pressure_is_reported_in_mmhg_as_one_reading(alice, watch, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        post(watch, [{"measured_at": at(0), "systolic_bp": 195, "diastolic_bp": 110, "heart_rate": 88}])
+        post(watch, [{"measured_at": at(600), "systolic_bp": 188, "diastolic_bp": 124}])
+
+    [report] = Notification.objects.filter(user=alice)
+    assert report.title == "Alert: very high blood pressure"
+    assert "Heart rate: 88 bpm\nBlood pressure: 188/124 mmHg\n" in report.body
 
 
 def test_new_readings_are_pushed_live_to_the_users_tabs(alice, watch, django_capture_on_commit_callbacks):
