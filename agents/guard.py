@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
+from django.template.loader import render_to_string
 
 from agents.models import Conversation
 from agents.trajectory import END
-from health.models import Alert, AlertEvent
-from health.sos import ended_as_false_alarm
+from health.models import Alert, AlertEvent, OutboundMessage
+from health.sos_delivery import emergency_number, phase_delivery, settled_delivery, should_call_now
 from health.validators import normalize_e164
 
 if TYPE_CHECKING:
@@ -44,16 +45,11 @@ class RequiredStep:
     # means the step cannot be done (e.g. no ambulance was found to message).
     parameters: Callable[[Runtime], dict[str, Any] | None]
     recipient: str = ""  # for send_message: "ambulance" or "contacts"
-    # For the end messages: when the SOS ended as a false alarm, the text
-    # must say so (the only end message the recipients get).
-    says_false_alarm: bool = False
 
-    def matches(self, call: dict[str, Any], states: list[dict[str, Any]], *, false_alarm: bool = False) -> bool:
+    def matches(self, call: dict[str, Any], states: list[dict[str, Any]]) -> bool:
         if call.get("tool") != self.tool:
             return False
         params = call.get("parameters", {})
-        if self.says_false_alarm and false_alarm and FALSE_ALARM.lower() not in str(params.get("text", "")).lower():
-            return False
         if self.recipient == "ambulance":
             # The number must be the ambulance the trajectory found, not any
             # number send_message would accept (an emergency contact's, say).
@@ -146,43 +142,68 @@ def _to_contacts(text: Callable[[Runtime], str]) -> Callable[[Runtime], dict[str
 FALSE_ALARM = "FALSE ALARM"
 
 
-def is_false_alarm(runtime: Runtime) -> bool:
-    """Whether this end run closes a hard SOS the user ended within the
-    false-alarm window (``health.sos.ended_as_false_alarm``)."""
+def _text(template: str, **context: Any) -> str:
+    # Texts a person reads are templates (agents/templates/agents/sos/), filled from recorded state.
+    return " ".join(render_to_string(f"agents/sos/{template}", context).split())
+
+
+def _reason(runtime: Runtime) -> str:
     alert = runtime.alert
-    return alert is not None and alert.kind == Alert.Kind.HARD and ended_as_false_alarm(alert)
+    return alert.end_reason if alert is not None and alert.end_reason else Alert.EndReason.SAFE
+
+
+def is_false_alarm(runtime: Runtime) -> bool:
+    """Whether this end run closes a hard SOS the patient ended as a false alarm."""
+    return _reason(runtime) == Alert.EndReason.FALSE_ALARM
 
 
 def _end_to_ambulance(runtime: Runtime) -> str:
-    if is_false_alarm(runtime):
-        name = _name(runtime)
-        return f"{FALSE_ALARM}: the SOS for {name} was raised by mistake. Ambulance services are not required."
-    return f"The SOS for {_name(runtime)} has been resolved. Ambulance services are no longer required."
+    return _text("end_to_ambulance.txt", reason=_reason(runtime), name=_name(runtime))
 
 
 def _end_to_contacts(runtime: Runtime) -> str:
-    if is_false_alarm(runtime):
-        return (
-            f"{FALSE_ALARM}: the SOS from {_name(runtime)} was raised by mistake and has been cancelled. "
-            "No help is needed."
-        )
-    return f"The SOS triggered by {_name(runtime)} has been resolved. No further assistance is required."
+    return _text("end_to_contacts.txt", reason=_reason(runtime), name=_name(runtime))
 
 
-def _end_summary(runtime: Runtime) -> str:
-    informed = "Ambulance and emergency contacts have" if _assigned(runtime) else "Your emergency contacts have"
-    if is_false_alarm(runtime):
-        return f"The SOS process has been ended as a false alarm. {informed} been told it was a false alarm."
-    return f"The SOS process has been successfully ended. {informed} been informed."
+def _who(runtime: Runtime, phase: str) -> dict[str, str]:
+    """How the closing messages name the recipients: the ambulance by its id, contacts by name."""
+    ambulance = _assigned(runtime)
+    contacts = phase_delivery(runtime.alert, phase).contacts.names if runtime.alert is not None else ()
+    names = ", ".join(contacts)
+    plural = "contacts" if len(contacts) != 1 else "contact"
+    return {
+        "ambulance_who": f"the ambulance service ({ambulance.code})" if ambulance else "the ambulance service",
+        "contacts_who": f"your emergency {plural} ({names})" if names else "your emergency contacts",
+    }
 
 
 def _start_summary(runtime: Runtime) -> str:
-    ambulance = _assigned(runtime)
-    if ambulance is None:
-        first = "No ambulance could be dispatched: call your local emergency number now."
-    else:
-        first = f"Ambulance ({ambulance.code}) with contact {ambulance.phone} has been informed and is on its way."
-    return f"{first} Your emergency contacts have also been notified."
+    """The closing message of the start: what the outbox says each SMS did (after waiting
+    briefly for the provider's answers), never a fixed "help is on its way"."""
+    alert = runtime.alert
+    if alert is None:
+        return f"The SOS sequence ran without an alert on record: call {emergency_number()} now."
+    start = settled_delivery(alert, OutboundMessage.Phase.START)
+    return _text(
+        "start_summary.txt",
+        start=start,
+        call_now=start.undelivered or not start.ambulance.total or not start.contacts.total or should_call_now(alert),
+        number=emergency_number(),
+        **_who(runtime, OutboundMessage.Phase.START),
+    )
+
+
+def _end_summary(runtime: Runtime) -> str:
+    alert = runtime.alert
+    if alert is None:
+        return "The SOS has ended."
+    end = settled_delivery(alert, OutboundMessage.Phase.END)
+    return _text(
+        "end_summary.txt",
+        end=end,
+        reason=Alert.EndReason(_reason(runtime)).label.lower().replace("i'm", "you are"),
+        **_who(runtime, OutboundMessage.Phase.END),
+    )
 
 
 def soft_sos_text(runtime: Runtime) -> str:
@@ -241,14 +262,12 @@ HARD_SOS_END = (
         "Call send_message to inform the ambulance about the End SOS.",
         _to_ambulance(_end_to_ambulance),
         recipient="ambulance",
-        says_false_alarm=True,
     ),
     RequiredStep(
         "send_message",
         "Call send_message to inform emergency contacts about the SOS resolution.",
         _to_contacts(_end_to_contacts),
         recipient="contacts",
-        says_false_alarm=True,
     ),
     RequiredStep(
         "notify_user",
@@ -277,22 +296,7 @@ class SosGuard:
 
     def __init__(self, sequence: tuple[RequiredStep, ...], *, alert: Alert | None = None) -> None:
         self.sequence = sequence
-        # The alert the run is about, when the caller knows it: a hard SOS
-        # ended as a false alarm then requires end messages that say so.
-        self.alert = alert
-        self._false_alarm: bool | None = None
-
-    @property
-    def false_alarm(self) -> bool:
-        if self._false_alarm is None:
-            alert = self.alert
-            self._false_alarm = (
-                alert is not None
-                and self.sequence is HARD_SOS_END
-                and alert.kind == Alert.Kind.HARD
-                and ended_as_false_alarm(alert)
-            )
-        return self._false_alarm
+        self.alert = alert  # the alert the run is about, when the caller knows it
 
     def progress(self, states: list[dict[str, Any]]) -> int:
         """How many required steps the trajectory has completed, in order, successfully."""
@@ -303,7 +307,7 @@ class SosGuard:
                 break
             if state["from"] != "observation" or previous["from"] != "caller" or "result" not in state["value"]:
                 continue
-            if self.sequence[done].matches(previous["value"], states[: position - 1], false_alarm=self.false_alarm):
+            if self.sequence[done].matches(previous["value"], states[: position - 1]):
                 done += 1
         return done
 
@@ -313,7 +317,23 @@ class SosGuard:
     def allows(self, call: dict[str, Any], states: list[dict[str, Any]]) -> bool:
         """Whether ``call`` is the next required step (anything after the last one is refused)."""
         done = self.progress(states)
-        return done < len(self.sequence) and self.sequence[done].matches(call, states, false_alarm=self.false_alarm)
+        return done < len(self.sequence) and self.sequence[done].matches(call, states)
+
+    def written(self, call: dict[str, Any], runtime: Runtime) -> dict[str, Any]:
+        """``call`` with the guard's own parameters when it is the next required step's tool.
+
+        The model chooses the next step; what an SOS step says and to whom is
+        written from the records (the user's location, the dispatched
+        ambulance, the outbox's delivery states, the patient's end reason),
+        never taken from the model's text: a small model copies "help is on
+        its way" from its training whatever the outbox says. A call of another
+        tool is returned as it is, and refused by ``allows``.
+        """
+        done = self.progress(runtime.states)
+        if done >= len(self.sequence) or call.get("tool") != self.sequence[done].tool:
+            return call
+        parameters = self.sequence[done].parameters(runtime)
+        return call if parameters is None else {"tool": call["tool"], "parameters": parameters}
 
     def refusal(self, call: dict[str, Any], states: list[dict[str, Any]]) -> str:
         """Why ``call`` is refused, for the error observation."""
@@ -325,8 +345,6 @@ class SosGuard:
             return f"SOS guard: the next required step is {step.tool}."
         if step.tool == "search_ambulance":
             return "SOS guard: search_ambulance must use the location returned by get_location."
-        if step.recipient and step.says_false_alarm and self.false_alarm and step.matches(call, states):
-            return f"SOS guard: this SOS was ended as a false alarm; the message must say {FALSE_ALARM}."
         if step.recipient:
             return f"SOS guard: this send_message step goes to the {step.recipient}."
         return f"SOS guard: these parameters are not allowed for {step.tool}."

@@ -272,6 +272,8 @@ class Runtime:
                 self.append("caller", {"tool": "", "parameters": {}, "raw": generation.text[:2000]}, generation)
                 self.append("observation", {"error": str(exc)})
                 continue
+            if self.guard is not None:
+                call = self.guard.written(call, self)
             index = self.append("caller", call, generation)
             try:
                 tool = self.registry.get(call["tool"])

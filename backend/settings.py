@@ -229,6 +229,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 TWILIO_ACCOUNT_SID = env_str("TWILIO_ACCOUNT_SID")
 TWILIO_AUTH_TOKEN = env_str("TWILIO_AUTH_TOKEN")
 TWILIO_FROM_NUMBER = env_str("TWILIO_FROM_NUMBER")
+# Empty: Twilio itself. A Twilio-compatible endpoint (an SMS gateway speaking Twilio's REST API, or
+# the stand-in provider of the delivery tests) otherwise.
+TWILIO_API_URL = env_str("TWILIO_API_URL")
 
 # --- Models (Action Manager) ---------------------------------------------------
 # "auto": llama.cpp when `make llama` installed it (and the base is the default GGUF), else transformers.
@@ -258,8 +261,8 @@ TRIAGE_INDEX_DIR = Path(env_str("TRIAGE_INDEX_DIR", str(DATA_DIR / "triage"))).r
 
 # --- Health Manager -------------------------------------------------------------
 SOS_COUNTDOWN_SECONDS = env_int("SOS_COUNTDOWN_SECONDS", 10, minimum=0)
-# Ending a hard SOS this soon after it went out tells everyone it was a false alarm.
-SOS_FALSE_ALARM_SECONDS = env_int("SOS_FALSE_ALARM_SECONDS", 120, minimum=0)
+# The number the patient is told to call whenever an SOS message did not go out (a tel: link).
+EMERGENCY_NUMBER = env_str("EMERGENCY_NUMBER", "911")
 # More hard SOS than this in an hour are refused (the patient is told to call the emergency number).
 SOS_MAX_PER_HOUR = env_int("SOS_MAX_PER_HOUR", 3, minimum=1)
 

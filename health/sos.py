@@ -35,10 +35,6 @@ from django.utils import timezone
 from frontend.realtime import push_to_user
 from health.models import Alert, AlertEvent, Ambulance, Dispatch
 
-# An SOS ended this soon after it went out was almost certainly pressed by
-# mistake; the end message (agents.guard's end sequence) then says so, so
-# nobody keeps worrying.
-DEFAULT_FALSE_ALARM_SECONDS = 120
 # Hard SOS alerts that went out (cancelled ones sent nothing) a user may raise
 # per hour; more than that is a stuck button or a child playing, and the
 # contacts must not be flooded. The API tells the user to call the emergency
@@ -64,12 +60,12 @@ class StartInProgress(Exception):
     """The start flow is still running elsewhere; the end must wait for it."""
 
 
+class EndReasonMissing(SosRefused):
+    """Ending a hard SOS that went out needs the patient's reason (the end messages say it)."""
+
+
 def countdown_seconds() -> int:
     return int(getattr(settings, "SOS_COUNTDOWN_SECONDS", 10))
-
-
-def false_alarm_window() -> dt.timedelta:
-    return dt.timedelta(seconds=int(getattr(settings, "SOS_FALSE_ALARM_SECONDS", DEFAULT_FALSE_ALARM_SECONDS)))
 
 
 def max_per_hour() -> int:
@@ -376,12 +372,13 @@ def overdue_alert_ids(now: dt.datetime | None = None) -> list[int]:
     return sorted({*overdue.values_list("pk", flat=True), *stalled.values_list("pk", flat=True)})
 
 
-def request_end(alert: Alert) -> Alert:
-    """The user ends their hard SOS.
+def request_end(alert: Alert, reason: str = "") -> Alert:
+    """The user ends their hard SOS, saying why (``Alert.EndReason``).
 
-    During the countdown this is a cancel (nothing was sent). Once open, the
-    end is recorded and the end flow runs in a task after the start flow has
-    finished. Ending a resolved or cancelled SOS changes nothing.
+    During the countdown this is a cancel (nothing was sent, no reason
+    needed). Once open, the reason is recorded and the end flow runs in a task
+    after the start flow has finished; its messages say that reason, once to
+    each recipient. Ending a resolved or cancelled SOS changes nothing.
     """
     from health.tasks import end_hard_sos
 
@@ -393,32 +390,28 @@ def request_end(alert: Alert) -> Alert:
             return cancel(locked)
         if not locked.is_active:
             return locked
+        if not locked.end_reason:
+            if reason not in Alert.EndReason.values:
+                choices = ", ".join(f"{value} ({label})" for value, label in Alert.EndReason.choices)
+                raise EndReasonMissing(f"Say why the SOS is ending, one of: {choices}.")
+            locked.end_reason = reason
+            locked.save(update_fields=["end_reason"])
         if not locked.events.filter(kind="end_requested").exists():
-            _event(locked, "end_requested", "Ending the SOS: telling the ambulance and your contacts.")
+            _event(
+                locked,
+                "end_requested",
+                f"Ending the SOS ({locked.get_end_reason_display()}): telling the ambulance and your contacts.",
+                reason=locked.end_reason,
+            )
+            push_alert(locked)
         alert_id = locked.pk
         transaction.on_commit(lambda: end_hard_sos.delay(alert_id), robust=True)
     return locked
 
 
 def ended_as_false_alarm(alert: Alert) -> bool:
-    """Whether the user ended this hard SOS within ``SOS_FALSE_ALARM_SECONDS``
-    of it going out (its countdown's end). The end flow's messages then say
-    it was a false alarm, and are the only end message each recipient gets.
-
-    Judged from the "end_requested" event, so every run of the end flow (a
-    resumed one too) words it the same; an alert whose end was not requested
-    through :func:`request_end` is not a false alarm.
-    """
-    requested = (
-        AlertEvent.objects.filter(alert=alert, kind="end_requested")
-        .order_by("created_at", "id")
-        .values_list("created_at", flat=True)
-        .first()
-    )
-    if requested is None:
-        return False
-    went_out = alert.countdown_ends_at or alert.created_at
-    return requested - went_out <= false_alarm_window()
+    """Whether the patient ended this hard SOS saying it was a false alarm."""
+    return alert.kind == Alert.Kind.HARD and alert.end_reason == Alert.EndReason.FALSE_ALARM
 
 
 def finish_end(alert_id: int) -> bool:
@@ -449,7 +442,7 @@ def finish_end(alert_id: int) -> bool:
             return True
         if ended_as_false_alarm(locked) and not locked.events.filter(kind="false_alarm").exists():
             # The end flow's messages said so; this is the timeline's record.
-            _event(locked, "false_alarm", "Ended within minutes: the end messages said it was a false alarm.")
+            _event(locked, "false_alarm", "The patient said it was a false alarm; the end messages said so.")
         for dispatch in Dispatch.objects.select_for_update().filter(alert=locked, released_at__isnull=True):
             dispatch.released_at = now
             dispatch.save(update_fields=["released_at"])

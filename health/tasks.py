@@ -18,6 +18,7 @@ from health.messaging.transports import TransportError
 # The cap stays below the sweep's STALE_AFTER so the sweep does not pick up a
 # message whose retry is merely waiting.
 DELIVERY_MAX_RETRIES = 8
+WAIT_FOR_EARLIER_SECONDS = 1
 
 
 @shared_task(
@@ -35,6 +36,13 @@ def deliver_message(self, message_id: int) -> str:
     after the last retry, mark it failed with the last error."""
     try:
         return delivery.deliver(message_id).value
+    except delivery.WaitForEarlier as exc:
+        # The SOS message before it to the same person is still on its way:
+        # look again in a second (not on the provider-error backoff), and
+        # never give up on it: the SOS sweep also watches the earlier one.
+        if self.request.is_eager:
+            return "waiting"  # inline (no worker): the sweep takes it up, no busy loop here
+        raise self.retry(countdown=WAIT_FOR_EARLIER_SECONDS, max_retries=None) from exc
     except TransportError as exc:
         if self.request.retries >= self.max_retries:
             delivery.give_up(message_id, exc)
@@ -72,7 +80,12 @@ def sweep_sos_countdowns() -> int:
     alert_ids = sos.overdue_alert_ids()
     for alert_id in alert_ids:
         hard_sos_countdown_elapsed.delay(alert_id)
-    return len(alert_ids)
+    # SOS messages whose delivery nobody is working on (a worker died holding
+    # one, a task was lost): every few seconds, not on the minute-long sweep.
+    message_ids = delivery.stalled_sos_message_ids()
+    for message_id in message_ids:
+        deliver_message.delay(message_id)
+    return len(alert_ids) + len(message_ids)
 
 
 @shared_task(

@@ -164,6 +164,7 @@ def send_message(
     if profile is not None and not profile.sms_opt_in:
         raise NotAuthorised("The user has turned off SMS on their behalf.")
     conversation_id = getattr(ctx.conversation, "pk", "none")
+    phase = _PHASES.get(getattr(ctx.conversation, "kind", ""), OutboundMessage.Phase.NONE)
     not_sent: list[str] = []
     for number, name, kind in recipients:
         try:
@@ -177,6 +178,7 @@ def send_message(
                 # finds the message it already queued.
                 idempotency_key=f"agent:{conversation_id}:{ctx.step_index}:{number}",
                 alert=ctx.alert,
+                phase=phase,
             )
         except ValidationError:
             # A stored number that is no longer valid must not stop the
@@ -187,6 +189,11 @@ def send_message(
     if not_sent:
         return {"sent": len(recipients) - len(not_sent), "not_sent": not_sent}
     return True
+
+
+# Which part of an SOS a message belongs to, by the flow that sends it: the SOS
+# page and the assistant's closing message report each part from the outbox.
+_PHASES = {"hard_sos_start": OutboundMessage.Phase.START, "hard_sos_end": OutboundMessage.Phase.END}
 
 
 def _authorised_number(ctx: ToolContext, phone_no: str) -> tuple[str, str, str]:

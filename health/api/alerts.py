@@ -6,6 +6,8 @@ alerts, acknowledge a soft SOS and cancel one that has sent nothing out.
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
@@ -16,6 +18,8 @@ from rest_framework.response import Response
 from health.api.base import OwnedQuerysetMixin, domain_errors
 from health.api.services import acknowledge_alert, cancel_alert
 from health.models import Alert, AlertEvent
+from health.monitor.soft_sos import soft_sos_notice
+from health.sos_delivery import delivery_report
 
 CONFLICT = OpenApiResponse(description="The alert's kind or state does not allow this change.")
 
@@ -29,6 +33,20 @@ class AlertEventSerializer(serializers.ModelSerializer):
 class AlertSerializer(serializers.ModelSerializer):
     events = AlertEventSerializer(many=True, read_only=True)
     is_active = serializers.BooleanField(read_only=True)
+    notice = serializers.SerializerMethodField(
+        help_text="Soft SOS: what the patient is told (title, report, vitals lines, first advice), as notified."
+    )
+
+    def get_notice(self, alert: Alert) -> dict | None:
+        return asdict(soft_sos_notice(alert)) if alert.kind == Alert.Kind.SOFT else None
+
+    delivery = serializers.SerializerMethodField(
+        help_text="Hard SOS: what each message to the ambulance and the emergency contacts did (from the outbox), "
+        "and whether the patient must call the emergency number now."
+    )
+
+    def get_delivery(self, alert: Alert) -> dict | None:
+        return delivery_report(alert) if alert.kind == Alert.Kind.HARD else None
 
     class Meta:
         model = Alert
@@ -39,6 +57,7 @@ class AlertSerializer(serializers.ModelSerializer):
             "is_active",
             "condition",
             "summary",
+            "notice",
             "vitals_snapshot",
             "latitude",
             "longitude",
@@ -48,6 +67,8 @@ class AlertSerializer(serializers.ModelSerializer):
             "created_at",
             "acknowledged_at",
             "resolved_at",
+            "end_reason",
+            "delivery",
             "events",
         ]
         read_only_fields = fields

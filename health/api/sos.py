@@ -37,6 +37,8 @@ def sos_errors() -> Iterator[None]:
     """A refused SOS step answers 409, the hourly limit 429, each with its message."""
     try:
         yield
+    except sos.EndReasonMissing as exc:
+        raise exceptions.ValidationError({"reason": [str(exc)]}) from exc
     except sos.SosRateLimited as exc:
         raise TooManySos(str(exc)) from exc
     except sos.SosRefused as exc:
@@ -53,6 +55,15 @@ class SosPressSerializer(serializers.Serializer):
         if ("latitude" in attrs) != ("longitude" in attrs):
             raise serializers.ValidationError("Give both latitude and longitude, or neither.")
         return attrs
+
+
+class SosEndSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(
+        choices=Alert.EndReason.choices,
+        required=False,
+        help_text="Why the SOS ends; the end messages to the ambulance and contacts say it. "
+        "Required once the SOS has gone out (not during its countdown).",
+    )
 
 
 RATE_LIMITED = OpenApiResponse(description="Too many SOS alerts went out in the last hour.")
@@ -83,12 +94,14 @@ class SosViewSet(OwnedQuerysetMixin, viewsets.GenericViewSet):
             alert, created = sos.press(request.user, **where.validated_data)
         return self._respond(alert, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
-    @extend_schema(request=None, responses={200: AlertSerializer, 409: CONFLICT})
+    @extend_schema(request=SosEndSerializer, responses={200: AlertSerializer, 400: None, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def end(self, request: Request, pk: str | None = None) -> Response:
-        """End a hard SOS: the ambulance and contacts are told, the ambulance released."""
+        """End a hard SOS saying why: the ambulance and contacts are told that, the ambulance released."""
+        why = SosEndSerializer(data=request.data)
+        why.is_valid(raise_exception=True)
         with sos_errors():
-            alert = sos.request_end(self.get_object())
+            alert = sos.request_end(self.get_object(), why.validated_data.get("reason", ""))
         return self._respond(alert)
 
     @extend_schema(

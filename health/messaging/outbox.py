@@ -18,6 +18,7 @@ def queue_sms(
     idempotency_key: str,
     recipient_name: str = "",
     alert=None,
+    phase: str = OutboundMessage.Phase.NONE,
 ) -> tuple[OutboundMessage, bool]:
     """Queue one SMS; return ``(message, created)``.
 
@@ -43,6 +44,7 @@ def queue_sms(
                 body=body,
                 idempotency_key=idempotency_key,
                 alert=alert,
+                phase=phase,
             )
     except IntegrityError:
         # Lost a race with a concurrent caller using the same key.

@@ -41,9 +41,9 @@ def started(client, clock) -> Alert:
     return Alert.objects.get(pk=body["id"])
 
 
-def end(client, alert: Alert, clock, at: float, django_capture_on_commit_callbacks):
+def end(client, alert: Alert, clock, at: float, django_capture_on_commit_callbacks, reason: str = "safe"):
     with clock(at), django_capture_on_commit_callbacks(execute=True):
-        return client.post(f"/api/sos/{alert.pk}/end/")
+        return client.post(f"/api/sos/{alert.pk}/end/", {"reason": reason})
 
 
 START_ROWS = [
@@ -158,7 +158,7 @@ def test_ending_tells_the_ambulance_and_contacts_then_releases_the_ambulance(
     assert response.status_code == 200
     alert.refresh_from_db()
     assert alert.state == "resolved" and alert.resolved_at is not None
-    end_rows = OutboundMessage.objects.filter(alert=alert, body__contains="resolved")
+    end_rows = OutboundMessage.objects.filter(alert=alert, body__contains="safe now")
     assert sorted((m.recipient_kind, m.recipient) for m in end_rows) == START_ROWS
     assert outbox(alert) == sorted(START_ROWS * 2)
     assert not OutboundMessage.objects.filter(body__icontains="false alarm").exists()
@@ -197,43 +197,47 @@ def end_rows(alert: Alert) -> list[OutboundMessage]:
     return list(OutboundMessage.objects.filter(alert=alert).order_by("pk"))[len(START_ROWS) :]
 
 
-def test_ending_within_the_false_alarm_window_sends_one_false_alarm_message_per_recipient(
-    alice, alice_api, alice_contacts, ambulances, clock, settings, django_capture_on_commit_callbacks
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [("false_alarm", "false alarm"), ("help_arrived", "help has arrived"), ("safe", "safe now")],
+)
+def test_ending_sends_one_end_message_per_recipient_saying_the_patients_reason(
+    alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks, reason, words
 ):
-    settings.SOS_FALSE_ALARM_SECONDS = 120
     alert = started(alice_api, clock)
 
-    end(alice_api, alert, clock, COUNTDOWN + 30, django_capture_on_commit_callbacks)
+    response = end(alice_api, alert, clock, COUNTDOWN + 30, django_capture_on_commit_callbacks, reason=reason)
 
+    assert response.json()["end_reason"] == reason
     rows = end_rows(alert)
-    # Exactly one end message per recipient, and it says it was a false alarm.
+    # Exactly one end message per recipient, and it says what the patient said.
     assert sorted((m.recipient_kind, m.recipient) for m in rows) == START_ROWS
-    assert all("false alarm" in m.body.lower() for m in rows), [m.body for m in rows]
-    assert all("resolved" not in m.body for m in rows)
+    assert all(words in m.body.lower() for m in rows), [m.body for m in rows]
     assert outbox(alert) == sorted(START_ROWS * 2)
     alert.refresh_from_db()
     assert alert.state == "resolved"
-    assert Dispatch.objects.get(alert=alert).released_at is not None
     assert Ambulance.objects.get(code="AMB-NEAR").available is True
-    assert alert.events.filter(kind="false_alarm").count() == 1
+    assert alert.events.filter(kind="false_alarm").count() == (reason == "false_alarm")
     last_notice = Notification.objects.filter(user=alice).order_by("-id").first()
-    assert "false alarm" in last_notice.title
+    assert last_notice.title.startswith("The SOS has ended (")
 
 
-def test_ending_after_the_false_alarm_window_sends_one_normal_end_message_per_recipient(
-    alice, alice_api, alice_contacts, ambulances, clock, settings, django_capture_on_commit_callbacks
+@pytest.mark.parametrize("reason", [None, "", "bored"])
+def test_ending_an_sos_that_went_out_without_a_reason_is_refused_and_changes_nothing(
+    alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks, reason
 ):
-    settings.SOS_FALSE_ALARM_SECONDS = 120
     alert = started(alice_api, clock)
+    before = outbox(alert)
 
-    end(alice_api, alert, clock, COUNTDOWN + 121, django_capture_on_commit_callbacks)
+    with clock(COUNTDOWN + 30), django_capture_on_commit_callbacks(execute=True):
+        response = alice_api.post(f"/api/sos/{alert.pk}/end/", {} if reason is None else {"reason": reason})
 
-    rows = end_rows(alert)
-    assert sorted((m.recipient_kind, m.recipient) for m in rows) == START_ROWS
-    assert all("resolved" in m.body and "false alarm" not in m.body.lower() for m in rows)
-    assert outbox(alert) == sorted(START_ROWS * 2)
-    assert Ambulance.objects.get(code="AMB-NEAR").available is True
-    assert not alert.events.filter(kind="false_alarm").exists()
+    assert response.status_code == 400
+    assert "reason" in response.json()
+    alert.refresh_from_db()
+    assert alert.is_active and alert.end_reason == ""
+    assert outbox(alert) == before
+    assert not alert.events.filter(kind="end_requested").exists()
 
 
 def test_ending_before_the_start_flow_ran_runs_it_first_so_no_ambulance_stays_dispatched(

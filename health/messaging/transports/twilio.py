@@ -56,14 +56,22 @@ PERMANENT_REASONS: dict[int, str] = {
 class TwilioTransport(Transport):
     """Sends SMS from one Twilio number."""
 
-    def __init__(self, account_sid: str, auth_token: str, from_number: str) -> None:
+    def __init__(self, account_sid: str, auth_token: str, from_number: str, api_url: str = "") -> None:
         self.from_number = from_number
         http_client = TwilioHttpClient(timeout=HTTP_TIMEOUT_SECONDS, logger=_http_logger)
         self.client = Client(account_sid, auth_token, http_client=http_client)
+        if api_url:
+            # A Twilio-compatible endpoint instead of api.twilio.com (same paths, same JSON).
+            self.client.api.base_url = api_url.rstrip("/")
 
     @classmethod
     def from_settings(cls) -> TwilioTransport:
-        return cls(settings.TWILIO_ACCOUNT_SID, settings.TWILIO_AUTH_TOKEN, settings.TWILIO_FROM_NUMBER)
+        return cls(
+            settings.TWILIO_ACCOUNT_SID,
+            settings.TWILIO_AUTH_TOKEN,
+            settings.TWILIO_FROM_NUMBER,
+            getattr(settings, "TWILIO_API_URL", ""),
+        )
 
     def send(self, message: OutboundMessage) -> str:
         """Create the message at Twilio; return its SID."""
