@@ -40,6 +40,8 @@ class Notice:
 
     title: str
     body: str
+    vitals: tuple[str, ...] = ()  # the report's vitals lines, for the banner
+    advice: str = ""  # what to do first, for the banner
 
 
 def _number(value: Any) -> str:
@@ -86,7 +88,7 @@ def soft_sos_notice(alert: Alert | None) -> Notice:
     }
     title = render_to_string("health/soft_sos/title.txt", context).strip()
     body = render_to_string("health/soft_sos/body.txt", context).strip()
-    return Notice(title=title, body=body)
+    return Notice(title=title, body=body, vitals=tuple(context["vitals"]), advice=context["advice"])
 
 
 def raise_soft_sos(

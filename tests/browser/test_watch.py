@@ -59,7 +59,7 @@ def test_the_watch_panel_shows_live_vitals_and_a_hypoxia_feed_raises_the_soft_so
     expect(state).to_contain_text("Running: Hypoxia.")
     banner = page.get_by_role("region", name="Health alert")
     expect(banner).to_be_visible(timeout=30_000)
-    expect(banner).to_contain_text("Your vitals need attention")
+    expect(banner.get_by_role("heading")).to_have_text("Alert: low blood oxygen")
     alert = Alert.objects.get(user=alice, kind=Alert.Kind.SOFT)
     assert alert.condition == "hypoxia"
     assert float(page.locator("#v-spo2").inner_text()) < 92
