@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from health.models import Alert, Appointment, InvalidTransition, Notification, SlotUnavailable
 from health.models.appointments import format_when, patient_zone
+from health.sos_delivery import emergency_number
 
 
 @login_required
@@ -112,7 +113,7 @@ def profile(request: HttpRequest) -> HttpResponse:
 @login_required
 def sos(request: HttpRequest) -> HttpResponse:
     """The SOS button and the dispatch progress, driven by /api/sos/ and /api/alerts/."""
-    return render(request, "frontend/sos.html")
+    return render(request, "frontend/sos.html", {"emergency_number": emergency_number()})
 
 
 @login_required

@@ -96,8 +96,9 @@ def _group(messages: list[OutboundMessage], kind: str) -> Group:
     count = lambda status: sum(1 for m in mine if m.status == status)  # noqa: E731
     reasons = []
     for m in mine:
-        if m.status in OutboundMessage.UNDELIVERED_STATUSES and m.status_detail and m.status_detail not in reasons:
-            reasons.append(m.status_detail)
+        reason = m.status_detail.removeprefix("not sent: ").removeprefix("failed: ")
+        if m.status in OutboundMessage.UNDELIVERED_STATUSES and reason and reason not in reasons:
+            reasons.append(reason)
     return Group(
         names=tuple(m.recipient_name or m.recipient for m in mine),
         sent=count(Status.SENT),

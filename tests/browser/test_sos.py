@@ -3,12 +3,16 @@ countdown, pressing again and seeing the messages sent; soft SOS banners."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from playwright.sync_api import expect
+from twilio.http.http_client import TwilioHttpClient
 
-from health.models import Alert, OutboundMessage
+from health.models import Alert, Notification, OutboundMessage
 from tests.browser.conftest import screenshot, sign_in
 from tests.factories import AlertFactory, AmbulanceFactory, EmergencyContactFactory
+from tests.messaging.conftest import ACCOUNT_SID, AUTH_TOKEN, FROM_NUMBER, FakeTwilio
 
 
 @pytest.fixture
@@ -18,7 +22,32 @@ def alice_world(alice):
     return alice
 
 
-def test_sos_can_be_cancelled_in_the_countdown_then_sent_and_ended(page, alice_world, scripted_model, settings):
+@pytest.fixture
+def twilio(settings):
+    """An SMS provider at Twilio's HTTP boundary (the official client runs for real above it)."""
+    settings.TWILIO_ACCOUNT_SID, settings.TWILIO_AUTH_TOKEN = ACCOUNT_SID, AUTH_TOKEN
+    settings.TWILIO_FROM_NUMBER = FROM_NUMBER
+    fake = FakeTwilio()
+    with mock.patch.object(TwilioHttpClient, "request", autospec=True, side_effect=fake):
+        yield fake
+
+
+def press_and_send(page, settings) -> None:
+    settings.SOS_COUNTDOWN_SECONDS = 0
+    page.get_by_role("link", name="SOS").click()
+    page.get_by_role("button", name="SOS").click()
+    expect(page.get_by_text("Your SOS is active.")).to_be_visible()
+
+
+def assistant_closing_text(user) -> str:
+    sent = Alert.objects.get(user=user, kind=Alert.Kind.HARD, state=Alert.State.OPEN)
+    start = sent.events.get(kind="agent_conversation", data__conversation_kind="hard_sos_start")
+    return Notification.objects.filter(user=user, data__conversation=start.data["conversation"]).latest("id").body
+
+
+def test_sos_can_be_cancelled_in_the_countdown_then_sent_and_ended_saying_why(
+    page, alice_world, scripted_model, settings, twilio
+):
     scripted_model()  # no model outputs: the SOS guard completes the sequence
     settings.SOS_COUNTDOWN_SECONDS = 30
     sign_in(page, "alice")
@@ -34,31 +63,76 @@ def test_sos_can_be_cancelled_in_the_countdown_then_sent_and_ended(page, alice_w
     assert Alert.objects.get(user=alice_world).state == Alert.State.CANCELLED
     assert not OutboundMessage.objects.exists()
 
-    settings.SOS_COUNTDOWN_SECONDS = 0
-    page.get_by_role("button", name="SOS").click()
+    press_and_send(page, settings)
 
-    expect(page.get_by_text("SOS sent. Help is being arranged.")).to_be_visible()
     progress = page.get_by_role("list", name="Progress")
-    for step in ["Location found", "Ambulance assigned", "Ambulance messaged", "Emergency contacts messaged"]:
+    for step in ["Location found", "Nearest ambulance chosen", "Ambulance: SMS sent", "Emergency contacts: SMS sent"]:
         expect(progress.locator("li.done", has_text=step)).to_be_visible()
     outbox = page.locator("#outbox-list")
     expect(outbox).to_contain_text("AMB-NEAR")
     expect(outbox).to_contain_text("Dana")
+    expect(outbox).to_contain_text("sent (accepted by the SMS provider)")
+    expect(page.locator("#sos-call-now")).to_be_hidden()
     screenshot(page, "sos-sent")
+    closing = assistant_closing_text(alice_world)
+    assert "was sent an SMS with your location" in closing and "NOT" not in closing
+    assert "on its way" not in closing
     sent = Alert.objects.get(user=alice_world, state=Alert.State.OPEN)
-    assert set(OutboundMessage.objects.filter(alert=sent).values_list("recipient", flat=True)) == {
-        "+14155560001",
-        "+14155550101",
-    }
+    assert {m["to"] for m in twilio.accepted} == {"+14155560001", "+14155550101"}
 
-    page.get_by_role("button", name="End SOS").click()
+    page.get_by_role("button", name="It was a false alarm").click()
 
-    expect(page.get_by_text("This SOS has ended.")).to_be_visible()
-    expect(progress.locator("li.done")).to_have_count(4)
-    expect(outbox).to_contain_text("No help is needed.")
+    expect(page.get_by_text("This SOS has ended (a false alarm).")).to_be_visible()
+    expect(outbox).to_contain_text("FALSE ALARM")
     sent.refresh_from_db()
-    assert sent.state == Alert.State.RESOLVED
+    assert sent.state == Alert.State.RESOLVED and sent.end_reason == "false_alarm"
+    ends = [m for m in twilio.accepted if "FALSE ALARM" in m["body"]]
+    assert sorted(m["to"] for m in ends) == ["+14155550101", "+14155560001"]
     screenshot(page, "sos-ended")
+
+
+def test_with_no_sms_provider_the_sos_says_not_sent_and_to_call_the_emergency_number(
+    page, alice_world, scripted_model, settings
+):
+    scripted_model()
+    settings.TWILIO_ACCOUNT_SID = settings.TWILIO_AUTH_TOKEN = settings.TWILIO_FROM_NUMBER = ""
+    settings.EMERGENCY_NUMBER = "112"
+    sign_in(page, "alice")
+
+    press_and_send(page, settings)
+
+    call_now = page.locator("#sos-call-now")
+    expect(call_now).to_be_visible()
+    expect(call_now.get_by_role("heading")).to_have_text("Call 112 now")
+    expect(call_now.get_by_role("link", name="Call 112")).to_have_attribute("href", "tel:112")
+    progress = page.get_by_role("list", name="Progress")
+    expect(progress.locator("li.problem", has_text="Ambulance: SMS NOT sent")).to_be_visible()
+    expect(progress.locator("li.problem", has_text="Emergency contacts: SMS NOT sent")).to_be_visible()
+    expect(progress.locator("li.done", has_text="SMS sent")).to_have_count(0)
+    expect(page.locator("#outbox-list")).to_contain_text("NOT SENT")
+    screenshot(page, "sos-not-sent")
+    closing = assistant_closing_text(alice_world)
+    assert closing.startswith("Call 112 now")
+    assert "was NOT sent (no SMS provider configured)" in closing
+    assert "sent an SMS" not in closing and "on its way" not in closing
+
+
+def test_when_the_provider_refuses_the_sos_says_failed_and_to_call_the_emergency_number(
+    page, alice_world, scripted_model, settings, twilio
+):
+    scripted_model()
+    twilio.answer_posts((400, 21211), (400, 21211))  # both numbers refused by the provider
+    sign_in(page, "alice")
+
+    press_and_send(page, settings)
+
+    expect(page.locator("#sos-call-now")).to_be_visible()
+    progress = page.get_by_role("list", name="Progress")
+    expect(progress.locator("li.problem", has_text="Ambulance: SMS FAILED")).to_be_visible()
+    expect(progress.locator("li.problem", has_text="Emergency contacts: SMS FAILED")).to_be_visible()
+    expect(page.locator("#outbox-list")).to_contain_text("not a valid phone number")
+    closing = assistant_closing_text(alice_world)
+    assert closing.startswith("Call 911 now") and "FAILED" in closing
 
 
 def test_a_soft_sos_banner_can_be_escalated(page, alice_world, settings):

@@ -1,22 +1,26 @@
 // The SOS page: the big button, the cancellable countdown, the dispatch
-// progress read from the SOS run's steps, the messages sent, and End SOS.
+// progress, each message's recorded delivery state (alert.delivery, read from
+// the outbox: "sent" only once the SMS provider accepted it), the call-now
+// prompt when a message did not go out, and ending the SOS with a reason.
 // The server owns the timing; the page only shows countdown_ends_at.
 import { api, el, formatWhen } from "./api.js";
 import { onEvent } from "./events.js";
 
 const $ = (id) => document.getElementById(id);
-const PROGRESS = [
-  { label: "Location found", done: (s) => s.located },
-  { label: "Ambulance assigned", done: (s) => s.ambulance },
-  { label: "Ambulance messaged", done: (s) => s.ambulanceMessaged },
-  { label: "Emergency contacts messaged", done: (s) => s.contactsMessaged },
-];
-const DELIVERY = { queued: "queued", sent: "sent", failed: "failed", not_sent: "kept in the outbox (SMS is not set up)" };
+const DELIVERY = {
+  queued: "sending… (not confirmed yet)",
+  sent: "sent (accepted by the SMS provider)",
+  failed: "FAILED",
+  not_sent: "NOT SENT",
+};
 const RECIPIENTS = { emergency_contact: "emergency contact", ambulance: "ambulance" };
-const STATE_TEXT = {
-  open: "SOS sent. Help is being arranged.",
-  acknowledged: "SOS sent. Help is being arranged.",
-  resolved: "This SOS has ended.",
+const END_REASONS = { help_arrived: "help arrived", safe: "you said you are safe", false_alarm: "a false alarm" };
+// A group of SMS (to the ambulance, to the contacts), in words, from its recorded state.
+const GROUP_TEXT = {
+  sent: (who) => [`${who}: SMS sent`, "done"],
+  pending: (who) => [`${who}: sending the SMS…`, "pending"],
+  not_sent: (who, g) => [`${who}: SMS NOT sent (${g.reasons.join("; ") || "no reason recorded"})`, "problem"],
+  failed: (who, g) => [`${who}: SMS FAILED (${g.reasons.join("; ") || "no reason recorded"})`, "problem"],
 };
 
 let alert = null; // the hard SOS shown, as the API returns it
@@ -37,44 +41,43 @@ function showError(text) {
   $("sos-error").hidden = !text;
 }
 
-// What the start flow has done so far, from its trajectory (agents/guard.py's order).
-function progressOf(steps) {
-  const seen = { located: false, ambulance: false, ambulanceMessaged: false, contactsMessaged: false };
-  let call = null;
-  for (const step of steps) {
-    if (step.role === "caller") call = step.value;
-    else if (step.role === "observation" && call && "result" in (step.value ?? {})) {
-      if (call.tool === "get_location") seen.located = true;
-      if (call.tool === "search_ambulance" && step.value.result) seen.ambulance = true;
-      if (call.tool === "send_message") {
-        if (!seen.ambulanceMessaged && seen.ambulance) seen.ambulanceMessaged = true;
-        else seen.contactsMessaged = true;
-      }
-      call = null;
-    }
-  }
-  return seen;
+// One line of progress: ✓ done, … in progress, ✗ a problem the patient must act on.
+function progressItem(text, state) {
+  const mark = { done: "✓ ", pending: "… ", problem: "✗ " }[state];
+  const spoken = { done: " (done)", pending: " (in progress)", problem: " (problem)" }[state];
+  return el("li", { class: state }, el("span", { "aria-hidden": "true" }, mark), text, el("span", { class: "visually-hidden" }, spoken));
 }
 
-async function renderProgress() {
-  let steps = [];
-  // alert.conversation moves to the end flow once the SOS is ended; the
-  // progress is the start flow's, found on the alert's timeline.
-  const start = (alert.events ?? []).find((e) => e.kind === "agent_conversation" && e.data?.conversation_kind === "hard_sos_start");
-  if (start) {
-    try {
-      steps = await api(`/api/conversations/${start.data.conversation}/steps/`);
-    } catch {
-      steps = [];
-    }
+function groupItem(group, who, nobody, finished) {
+  if (group.state === "none") return progressItem(nobody, finished ? "problem" : "pending");
+  return progressItem(...GROUP_TEXT[group.state](who, group));
+}
+
+function renderProgress() {
+  const delivery = alert.delivery ?? {};
+  const start = delivery.start ?? {};
+  const events = alert.events ?? [];
+  const finished = events.some((e) => e.kind === "start_finished");
+  const located = events.some((e) => e.kind === "ambulance_assigned") || finished;
+  const items = [
+    progressItem(located ? "Location found" : "Finding your location…", located ? "done" : "pending"),
+    delivery.ambulance_dispatched
+      ? progressItem("Nearest ambulance chosen", "done")
+      : progressItem(finished ? "No ambulance could be chosen" : "Finding the nearest ambulance…", finished ? "problem" : "pending"),
+  ];
+  if (start.ambulance && (delivery.ambulance_dispatched || start.ambulance.total)) {
+    items.push(groupItem(start.ambulance, "Ambulance", "Ambulance: no SMS yet", finished));
   }
-  const seen = progressOf(steps);
-  $("sos-progress").replaceChildren(
-    ...PROGRESS.map((item) => {
-      const done = item.done(seen);
-      return el("li", { class: done ? "done" : "pending" }, el("span", { "aria-hidden": "true" }, done ? "✓ " : "… "), item.label, el("span", { class: "visually-hidden" }, done ? " (done)" : " (in progress)"));
-    }),
-  );
+  if (start.contacts) items.push(groupItem(start.contacts, "Emergency contacts", finished ? "No emergency contacts to message" : "Emergency contacts: no SMS yet", finished));
+  $("sos-progress").replaceChildren(...items);
+  const call = Boolean(delivery.call_emergency_number);
+  $("sos-call-now").hidden = !call;
+  if (call) {
+    const problems = [start.ambulance, start.contacts].filter((g) => g && ["not_sent", "failed"].includes(g.state));
+    $("sos-call-why").textContent = problems.length
+      ? "Your SOS text messages were not sent, so nobody has been alerted by this app."
+      : "No ambulance could be found by this app.";
+  }
 }
 
 async function renderOutbox() {
@@ -91,7 +94,9 @@ async function renderOutbox() {
         "li",
         { class: "outbox-row" },
         el("strong", {}, m.recipient_name || m.recipient),
-        ` (${RECIPIENTS[m.recipient_kind] ?? m.recipient_kind}, ${m.recipient}) · ${DELIVERY[m.status] ?? m.status}`,
+        ` (${RECIPIENTS[m.recipient_kind] ?? m.recipient_kind}, ${m.recipient}) · `,
+        el("span", { class: `delivery delivery-${m.status}` }, DELIVERY[m.status] ?? m.status),
+        ["failed", "not_sent"].includes(m.status) && m.status_detail ? ` (${m.status_detail.replace(/^(not sent|failed): /, "")})` : "",
         el("p", {}, m.body),
         el("p", { class: "muted small" }, formatWhen(m.created_at)),
       ),
@@ -119,6 +124,7 @@ function render() {
   $("sos-countdown").hidden = !counting;
   $("sos-active").hidden = !sent;
   $("sos-note").hidden = state !== "cancelled";
+  $("sos-call-now").hidden = true;
   $("sos-note").textContent = state === "cancelled" ? "Cancelled. Nothing was sent." : "";
   clearInterval(ticker);
   ticker = null;
@@ -127,8 +133,14 @@ function render() {
     if (new Date(alert.countdown_ends_at) > Date.now()) ticker = setInterval(tick, 250);
   }
   if (sent) {
-    $("sos-state").textContent = STATE_TEXT[state];
-    $("sos-end").hidden = !alert.is_active;
+    const ending = alert.end_reason && alert.is_active;
+    $("sos-state").textContent =
+      state === "resolved"
+        ? `This SOS has ended${alert.end_reason ? ` (${END_REASONS[alert.end_reason]})` : ""}.`
+        : ending
+          ? `Ending the SOS (${END_REASONS[alert.end_reason]}): telling your ambulance and contacts…`
+          : "Your SOS is active.";
+    $("sos-end").hidden = !alert.is_active || Boolean(alert.end_reason);
     renderProgress();
     renderOutbox();
   }
@@ -166,7 +178,9 @@ $("sos-button").addEventListener("click", async () => {
   $("sos-cancel").focus(); // the one thing a patient who pressed by mistake needs next
 });
 $("sos-cancel").addEventListener("click", () => act(`/api/alerts/${alert.id}/cancel/`));
-$("sos-end").addEventListener("click", () => act(`/api/sos/${alert.id}/end/`));
+for (const button of document.querySelectorAll("#sos-end button[data-reason]")) {
+  button.addEventListener("click", () => act(`/api/sos/${alert.id}/end/`, { reason: button.dataset.reason }));
+}
 
 // Any news about this user's alerts or SOS runs: read the alert again.
 const reread = () => {
@@ -177,6 +191,9 @@ onEvent("alert", (data) => {
 });
 onEvent("agent_status", reread);
 onEvent("notification", reread);
+onEvent("outbox", (data) => {
+  if (alert && data.alert === alert.id) load(alert.id);
+});
 onEvent("reconnected", reread);
 
 // Open on the user's active hard SOS, if there is one (e.g. pressed on another tab).
