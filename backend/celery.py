@@ -6,11 +6,16 @@ import os
 
 from celery import Celery
 
+from health.monitor.schedule import quiet_idle_sweeps
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
 
 app = Celery("backend")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# The SOS sweep runs every 5 s: its idle runs are not logged (see the function).
+quiet_idle_sweeps()
 
 
 @app.task(name="backend.ping")

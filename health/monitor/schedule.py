@@ -6,6 +6,8 @@ apps are loaded, so it imports nothing from the app.
 
 from __future__ import annotations
 
+import logging
+
 # The task enqueued at the press (with the countdown as its delay) opens a hard
 # SOS on time; this sweep is the safety net for a lost enqueue or a worker that
 # was down, so a late SOS is at most this late. When nothing is overdue the
@@ -19,3 +21,35 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "options": {"expires": SOS_SWEEP_INTERVAL_SECONDS},
     },
 }
+
+# Celery writes three INFO lines for every run of a task (beat sent it, the worker
+# received it, it succeeded): for the SOS sweep, every 5 s. A sweep that found
+# nothing to do says nothing; one that enqueued something keeps its success line
+# (its return value is the number enqueued), and warnings and errors always show.
+QUIET_WHEN_IDLE = frozenset(entry["task"] for entry in BEAT_SCHEDULE.values())
+_CELERY_LOGGERS = ("celery.beat", "celery.worker.strategy", "celery.app.trace")
+
+
+class QuietIdleSweeps(logging.Filter):
+    """Drops Celery's routine INFO lines about a frequent sweep that found nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.INFO:
+            return True
+        args = record.args
+        if record.name == "celery.beat":
+            # "Scheduler: Sending due task %s (%s)" with (entry name, task name)
+            return not (isinstance(args, tuple) and len(args) == 2 and args[1] in QUIET_WHEN_IDLE)
+        if not isinstance(args, dict) or args.get("name") not in QUIET_WHEN_IDLE:
+            return True
+        if record.name == "celery.worker.strategy":  # "Task %(name)s[%(id)s] received"
+            return False
+        return str(args.get("return_value", "")) not in ("0", "None")  # "... succeeded in ...: 0"
+
+
+def quiet_idle_sweeps() -> None:
+    """Install the filter on Celery's loggers (once per process: beat, worker, tests)."""
+    for name in _CELERY_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, QuietIdleSweeps) for f in logger.filters):
+            logger.addFilter(QuietIdleSweeps())
