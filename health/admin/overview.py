@@ -16,6 +16,8 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
 
 from agents.llm import model_store, resolved_choice
 from agents.llm.base import ROLES
@@ -119,11 +121,26 @@ def outbox_per_day(days: list[dt.date]) -> list[Series]:
     ]
 
 
+# Model cards are markdown; raw HTML in a card is escaped, never passed through.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+_FENCE = re.compile(r"^```[\w-]*[ \t]*\n?", re.MULTILINE)
+
+
+def card_html(markdown: str) -> SafeString:
+    """A model card section as HTML: paragraphs, code and its tables as tables. The evaluation
+    reports are fenced so they read as tables in a terminal; the fences go, so they render here."""
+    return mark_safe(_MARKDOWN.render(_FENCE.sub("", markdown)))  # markdown-it escapes: html is off
+
+
 @dataclass(frozen=True)
 class AdapterInfo:
     role: str
     path: str
     evaluation: str
+
+    @property
+    def evaluation_html(self) -> SafeString:
+        return card_html(self.evaluation)
 
 
 @dataclass(frozen=True)

@@ -164,3 +164,31 @@ def test_an_adapter_card_evaluation_section_is_quoted(tmp_path, settings) -> Non
     planner = next(a for a in overview.deployed_model().adapters if a.role == "planner")
     assert planner.path == str(tmp_path.resolve())
     assert planner.evaluation == "JSON validity 97%"
+
+
+@pytest.mark.django_db
+def test_the_model_cards_evaluation_is_rendered_as_tables_not_dumped_as_markdown(operator: Client, settings) -> None:
+    settings.AGENT_BASE_MODEL = ""
+    settings.AGENT_PLANNER_ADAPTER = ""
+    settings.AGENT_CALLER_ADAPTER = ""
+    page = operator.get(URL).content.decode()
+    model = page[page.index('id="model-h"') : page.index('id="charts-h"')]
+    assert "<th>BLEU</th>" in model and "<td>soft_sos</td>" in model
+    assert "|---" not in model and "```" not in model and "<br>" not in model
+
+
+def test_markup_in_a_model_card_is_escaped(tmp_path, settings) -> None:
+    (tmp_path / "adapter_config.json").write_text("{}")
+    (tmp_path / "README.md").write_text("## Evaluation\n\n<script>alert(1)</script> **97 %**\n")
+    settings.AGENT_PLANNER_ADAPTER = str(tmp_path)
+    settings.AGENT_CALLER_ADAPTER = ""
+    planner = next(a for a in overview.deployed_model().adapters if a.role == "planner")
+    assert "<script>" not in planner.evaluation_html
+    assert "<strong>97 %</strong>" in planner.evaluation_html
+
+
+@pytest.mark.django_db
+def test_appointments_today_and_after_today_do_not_read_as_a_contradiction(operator: Client) -> None:
+    page = operator.get(URL).content.decode()
+    assert "No upcoming appointments." not in page
+    assert "After today" in page and "No appointments after today." in page
