@@ -37,3 +37,15 @@ def test_the_operator_links_are_for_staff_only(client: Client, alice, carol):
 
     client.force_login(carol)
     assert 'href="/admin/"' in client.get("/").content.decode()
+
+
+def test_the_site_has_an_icon(client: Client, alice):
+    """Every page names the icon, and /favicon.ico (asked for by pages that name none) leads to it."""
+    from django.contrib.staticfiles import finders
+
+    client.force_login(alice)
+    page = client.get("/").content.decode()
+    assert '<link rel="icon" href="/static/frontend/favicon.svg"' in page
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302 and response["Location"] == "/static/frontend/favicon.svg"
+    assert finders.find("frontend/favicon.svg")
