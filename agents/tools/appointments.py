@@ -12,11 +12,13 @@ import re
 from typing import TypedDict
 
 from django.db import transaction
+from django.template.loader import render_to_string
 
 from agents.tools.context import ToolContext
 from agents.tools.errors import InvalidArguments, NotFound, ToolError
+from agents.tools.preferences import describe, preference_from
 from agents.tools.registry import tool
-from agents.tools.transcript import last_result, said_in_request
+from agents.tools.transcript import last_result, request_parts, said_in_request
 from health.models import (
     Appointment,
     AppointmentHistory,
@@ -34,6 +36,8 @@ DEFAULT_SPECIALIZATION = "general physician"
 SEARCH_HORIZON = dt.timedelta(days=60)
 # A search offers only slots that start at least this far ahead: nobody reaches a clinic in minutes.
 SEARCH_LEAD = dt.timedelta(hours=1)
+# How many other free times a search offers when none fits the day or part of day the user asked for.
+ALTERNATIVES = 3
 
 
 class UserSchedule(TypedDict, total=False):
@@ -170,34 +174,92 @@ def get_available_specialists(
         .order_by("starts_at", "specialist_id")
     )
     schedule = _schedule_as_said(ctx, user_schedule or {})
+    # The day or part of the day the user said in this request wins over what the model passed.
+    preference = preference_from(request_parts(ctx.conversation), ctx.now().astimezone(tz).date())
+    if preference.day is not None:
+        schedule = {k: v for k, v in schedule.items() if k != "date"}
+    if preference.part is not None:
+        schedule = {k: v for k, v in schedule.items() if k != "time_range"}
     if schedule.get("date"):
         day = _parse_date(schedule["date"])
         start = dt.datetime.combine(day, dt.time.min, tzinfo=tz)
         slots = slots.filter(starts_at__gte=start, starts_at__lt=start + dt.timedelta(days=1))
-    if schedule.get("time_range"):
-        earliest, latest = _parse_time_range(schedule["time_range"])
+    chosen, alternatives = None, []
+    if schedule.get("time_range") or preference:
+        earliest, latest = _parse_time_range(schedule["time_range"]) if schedule.get("time_range") else (None, None)
         # Time of day in the user's zone is not portable SQL: scan in start
         # order (within the search horizon) and stop at the first fit.
         horizon = slots.filter(starts_at__lt=ctx.now() + SEARCH_HORIZON)
-        chosen = next(
-            (
-                slot
-                for slot in horizon.iterator(chunk_size=500)
-                if slot.starts_at.astimezone(tz).time() >= earliest and slot.ends_at.astimezone(tz).time() <= latest
-            ),
-            None,
-        )
+        for slot in horizon.iterator(chunk_size=500):
+            start, end = slot.starts_at.astimezone(tz), slot.ends_at.astimezone(tz)
+            if earliest is not None and not (start.time() >= earliest and end.time() <= latest):
+                continue
+            if preference.fits(start):
+                chosen = slot
+                break
+        if chosen is None and preference:
+            alternatives = _nearest(slots.filter(starts_at__lt=ctx.now() + SEARCH_HORIZON), preference, tz)
     else:
         chosen = slots.first()
+    if chosen is None and alternatives:
+        wish = describe(preference)
+        offered = alternatives[0]
+        return {
+            "specialist_id": str(offered.specialist_id),
+            "name": specialist_label(offered.specialist),
+            "available_slot": slot_summary(offered, tz),
+            "preference": wish,
+            "fits_preference": False,
+            "note": f"No {wanted.name} is free {wish}. Tell the user so and offer the nearest free times.",
+            "alternatives": [
+                {
+                    "specialist_id": str(slot.specialist_id),
+                    "name": specialist_label(slot.specialist),
+                    **slot_summary(slot, tz),
+                }
+                for slot in alternatives
+            ],
+        }
     if chosen is None:
         when = " ".join(v for v in (schedule.get("date", ""), schedule.get("time_range", "")) if v)
         on = f" on {when}" if when else ""
         raise NotFound(f"No {wanted.name} has a free slot{on}. Ask the user for another time.")
-    return {
+    found = {
         "specialist_id": str(chosen.specialist_id),
         "name": specialist_label(chosen.specialist),
         "available_slot": slot_summary(chosen, tz),
     }
+    if preference:
+        found.update(preference=describe(preference), fits_preference=True)
+    return found
+
+
+def _nearest(slots, preference, tz) -> list[Slot]:
+    """The free slots nearest in time to what the user asked for (at most ALTERNATIVES, soonest first)."""
+    day = preference.day
+    if day is None:
+        return list(slots[:ALTERNATIVES])
+    target = dt.datetime.combine(day, dt.time(12), tzinfo=tz)
+    near = sorted(
+        slots.filter(starts_at__gte=target - dt.timedelta(days=7), starts_at__lt=target + dt.timedelta(days=7)),
+        key=lambda slot: abs(slot.starts_at - target),
+    )[:ALTERNATIVES]
+    return sorted(near, key=lambda slot: slot.starts_at) or list(slots[:ALTERNATIVES])
+
+
+# The user's answer to the proposal: the chat's Confirm button sends "yes", Decline sends "no"; a few
+# typed equivalents are read the same way. Anything else is neither: the slot is only held.
+_YES = re.compile(
+    r"^\W*(yes|yeah|yep|yup|sure|ok|okay|confirm|please do|please book|book it|go ahead|sounds good|perfect)\b",
+    re.I,
+)
+_NO = re.compile(r"^\W*(no|nope|decline|not|don't|do not|cancel)\b", re.I)
+
+
+def _answer(ctx: ToolContext) -> str:
+    """The user's latest answer to a question in this request ("" if none)."""
+    parts = request_parts(ctx.conversation)
+    return parts[-1] if len(parts) > 1 else ""
 
 
 @tool
@@ -212,14 +274,22 @@ def confirm_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appo
     ctx.check_user(user_id)
     specialist = _specialist(specialist_id)
     slot = _slot(specialist, parse_time_date(appointment_time_date, ctx.tz))
-    if _live_appointment(ctx, slot) is not None:
-        return True  # already held for this user: confirming twice is harmless
-    try:
-        Appointment.hold(
-            user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation, now=ctx.now()
-        )
-    except SlotUnavailable as exc:
-        raise ToolError(f"That slot is no longer available: {exc}") from exc
+    answer = _answer(ctx)
+    if _NO.match(answer):
+        raise ToolError("The user declined this appointment: nothing was booked. Do not book it.")
+    agreed = bool(_YES.match(answer))
+    with transaction.atomic():
+        held = _live_appointment(ctx, slot)
+        if held is not None:
+            if agreed and held.state == Appointment.State.HELD:
+                held.confirm()
+            return True  # already held for this user: confirming twice is harmless
+        # Booked (confirmed) only when the user said yes to it; otherwise held, not booked.
+        make = Appointment.book if agreed else Appointment.hold
+        try:
+            make(user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation, now=ctx.now())
+        except SlotUnavailable as exc:
+            raise ToolError(f"That slot is no longer available: {exc}") from exc
     return True
 
 
@@ -321,3 +391,27 @@ def get_appointment_history(ctx: ToolContext, user_id: str) -> list:
         }
         for entry in AppointmentHistory.objects.filter(user=ctx.user).order_by("-scheduled_for")[:10]
     ]
+
+
+# What the model writes to the user is free text; a sentence about an appointment is replaced by
+# one rendered from the recorded appointments of this conversation, so "Booked" is said only of a
+# confirmed appointment, and a claim of a booking that does not exist is not repeated.
+_ABOUT_APPOINTMENT = re.compile(r"\b(appointments?|book\w*|slot|dr\.?|doctor|specialist)\b", re.I)
+_CLAIMS = re.compile(r"\b(booked|confirmed|scheduled|reserved|held|all set|is set)\b", re.I)
+
+
+def appointment_notice(ctx: ToolContext, text: str) -> str:
+    """``text``, or the truth about this conversation's appointments when ``text`` speaks of them."""
+    if ctx.conversation is None or ctx.alert is not None:
+        return text
+    about, claims = bool(_ABOUT_APPOINTMENT.search(text)), bool(_CLAIMS.search(text))
+    if not (about or claims):
+        return text
+    appointments = list(
+        Appointment.objects.filter(conversation=ctx.conversation, state__in=Appointment.ACTIVE_STATES)
+        .select_related("slot", "specialist__specialization", "user__profile")
+        .order_by("slot__starts_at")
+    )
+    if not appointments and not (about and claims):
+        return text  # e.g. a question about booking, or another thing "confirmed": nothing is claimed
+    return render_to_string("agents/appointments/notice.txt", {"appointments": appointments}).strip()

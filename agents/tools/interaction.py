@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.tools.appointments import appointment_notice
 from agents.tools.context import ToolContext
 from agents.tools.errors import InvalidArguments
 from agents.tools.registry import tool
@@ -82,6 +83,7 @@ def notify_user(ctx: ToolContext, user_id: str, message: str | None = None, symp
     text = (message or symptoms or "").strip()
     if not text:
         raise InvalidArguments("notify_user needs the text to send in 'message'.")
+    text = appointment_notice(ctx, text)  # an appointment is described from its recorded state
     conversation_id = getattr(ctx.conversation, "pk", None)
     if (
         conversation_id is not None

@@ -25,10 +25,15 @@ def _states(conversation) -> list[dict[str, Any]]:
 def said_in_request(conversation) -> str:
     """The user's latest message and their answers to the questions asked after it ("" without a
     conversation). Earlier requests of a long chat are left out: they are about something else."""
+    return " ".join(request_parts(conversation))
+
+
+def request_parts(conversation) -> list[str]:
+    """What :func:`said_in_request` joins: the user's latest message, then each answer in order."""
     states = _states(conversation)
     latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
     if latest is None:
-        return ""
+        return []
     words = [str(states[latest]["value"])]
     for previous, state in itertools.pairwise(states[latest:]):
         if state["from"] == "observation" and previous["from"] == "caller":
@@ -38,7 +43,7 @@ def said_in_request(conversation) -> str:
                 answer = result.get("user", "") if isinstance(result, dict) else result
                 if answer:
                     words.append(str(answer))
-    return " ".join(words)
+    return words
 
 
 def last_result(conversation, tool: str) -> Any:

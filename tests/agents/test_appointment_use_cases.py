@@ -46,7 +46,7 @@ def general_script(ref: str, slot, *, answer_yes: bool = True) -> ScriptedBacken
     return ScriptedBackend(planner=planner, caller=caller)
 
 
-def test_a_general_appointment_holds_the_slot_saves_history_and_stores_symptoms(alice, ref, gp_slot):
+def test_a_general_appointment_the_user_agreed_to_is_booked_saves_history_and_stores_symptoms(alice, ref, gp_slot):
     SymptomRecordFactory(
         user=alice, text="mild body aches, slight fever", recorded_at=dt.datetime(2024, 6, 2, 9, tzinfo=BERLIN)
     )
@@ -73,7 +73,7 @@ def test_a_general_appointment_holds_the_slot_saves_history_and_stores_symptoms(
     ]
     appointment = Appointment.objects.get(user=alice)
     assert appointment.slot == gp_slot
-    assert appointment.state == Appointment.State.HELD
+    assert appointment.state == Appointment.State.CONFIRMED, "the user said yes: booked, not only held"
     assert appointment.conversation == conversation
     assert not Slot.objects.free().filter(pk=gp_slot.pk).exists()
     history = AppointmentHistory.objects.get(user=alice)
@@ -84,7 +84,9 @@ def test_a_general_appointment_holds_the_slot_saves_history_and_stores_symptoms(
     )
     record = SymptomRecord.objects.get(user=alice, conversation=conversation)
     assert record.symptoms == ["fatigue", "chills", "body aches", "sore throat"]
-    assert Notification.objects.filter(user=alice, body__startswith="Your appointment with Dr. Diego Arroyo").exists()
+    assert Notification.objects.filter(
+        user=alice, body__startswith="Booked: your appointment with Dr. Diego Arroyo"
+    ).exists()
 
 
 def test_book_appointment_confirms_the_held_slot(alice, ref, gp_slot):
@@ -224,6 +226,8 @@ def test_a_dietician_referral_finds_the_dietician_by_synonym_and_the_users_sched
         "specialist_id": str(dietician_slot.specialist_id),
         "name": "Dr. Mia Chen (Dietician)",
         "available_slot": {"date": f"{local:%Y-%m-%d}", "time": "14:00-14:30"},
+        "preference": "in the afternoon",
+        "fits_preference": True,
     }
     assert Appointment.objects.get(user=alice).slot == dietician_slot
     assert Slot.objects.free().filter(pk=gp_slot.pk).exists()

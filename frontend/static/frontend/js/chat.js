@@ -22,6 +22,11 @@ const textarea = $("message");
 const sendButton = $("send");
 const log = new AgentLog($("log-entries"), $("log-empty"));
 
+// The patient's own time zone (their profile's), named beside every time the chat shows.
+const TIME_ZONE = document.body.dataset.timezone || "UTC";
+// A notice from the model that speaks of an appointment (then the booking card says the truth).
+const ABOUT_APPOINTMENT = /\b(appointments?|book\w*|slot|dr\.?|doctor|specialist|confirmed|held|reserved|scheduled)\b/i;
+let appointmentNotice = false;
 let current = null; // the open conversation, as the API returns it
 let steps = new Map(); // index -> step of the open conversation
 let sending = false;
@@ -49,6 +54,7 @@ function answerOf(result) {
 
 // The transcript as a list of bubbles, each keyed by the step it comes from.
 function transcript() {
+  appointmentNotice = false;
   const ordered = [...steps.values()].sort((a, b) => a.index - b.index);
   const last = ordered.at(-1);
   const items = [];
@@ -56,11 +62,7 @@ function transcript() {
   let offer = null; // the specialist and slot most recently found
   for (const step of ordered) {
     const value = step.value ?? {};
-    if (step.role === "user" && current?.kind && current.kind !== "chat" && !items.length) {
-      // A system-run conversation (an alert) starts with the request the model reads,
-      // not with anything the patient said: show what started it.
-      items.push({ index: step.index, kind: "system", text: current.title || KIND_LABELS[current.kind] || "Started by the system" });
-    } else if (step.role === "user") {
+    if (step.role === "user") {
       items.push({ index: step.index, kind: "user", text: String(value) });
     } else if (step.role === "caller") {
       lastCall = value;
@@ -83,7 +85,11 @@ function transcript() {
         items.push({ index: step.index, kind: "notice", text: value.result.message });
       } else if (lastCall.tool === "notify_user" && value.result === true) {
         const p = lastCall.parameters ?? {};
-        items.push({ index: step.index, kind: "notice", text: p.message || p.symptoms || "" });
+        const text = p.message || p.symptoms || "";
+        // The model's own words about an appointment are not shown: the booking card below says
+        // what is recorded (the server words the notification from the record the same way).
+        if (current?.kind === "chat" && ABOUT_APPOINTMENT.test(text)) appointmentNotice = true;
+        else items.push({ index: step.index, kind: "notice", text });
       }
       lastCall = null;
     }
@@ -91,16 +97,22 @@ function transcript() {
   return items;
 }
 
-const SPEAKERS = { user: "You", system: "Started by the system" };
+// A proposal in words built from the search result, with the patient's time zone: never the model's
+// free text, which once read "Your items are confirmed ... Would you like me to book this appointment?".
+function proposalText(offer) {
+  const slot = offer.available_slot ?? {};
+  const when = `${formatDay(slot.date)}, ${slot.time ?? ""} (${TIME_ZONE})`;
+  const lead = offer.fits_preference === false ? `Nothing is free ${offer.preference}. The nearest free time: ` : "";
+  return `${lead}${offer.name} can see you on ${when}. Shall I book it?`;
+}
 
 function bubble(item) {
-  const who = SPEAKERS[item.kind] ?? "Assistant";
-  const side = item.kind === "user" ? "user" : item.kind === "system" ? "system" : "assistant";
+  const who = item.kind === "user" ? "You" : "Assistant";
   const node = el(
     "li",
-    { class: `bubble bubble-${side} kind-${item.kind}`, "data-index": item.index },
+    { class: `bubble bubble-${item.kind === "user" ? "user" : "assistant"} kind-${item.kind}`, "data-index": item.index },
     el("span", { class: "visually-hidden" }, `${who}: `),
-    el("p", {}, item.text),
+    el("p", {}, item.kind === "proposal" && item.offer ? proposalText(item.offer) : item.text),
   );
   if (item.kind === "proposal" && item.offer) {
     const slot = item.offer.available_slot ?? {};
@@ -111,9 +123,15 @@ function bubble(item) {
         el("dt", {}, "Specialist"),
         el("dd", {}, item.offer.name),
         el("dt", {}, "When"),
-        el("dd", {}, `${formatDay(slot.date)}, ${slot.time ?? ""}`),
+        el("dd", {}, `${formatDay(slot.date)}, ${slot.time ?? ""} (${TIME_ZONE})`),
       ),
     );
+    const others = (item.offer.alternatives ?? []).slice(1);
+    if (others.length) {
+      node.append(
+        el("p", { class: "muted" }, `Other free times: ${others.map((a) => `${formatDay(a.date)}, ${a.time}`).join("; ")}. Decline and name one to choose it.`),
+      );
+    }
     if (item.pending) {
       node.append(
         el(
@@ -194,17 +212,21 @@ async function renderBookings() {
   }
   if (current?.id !== conversationId) return;
   const mine = appointments.filter((a) => a.conversation === conversationId && a.state !== "cancelled");
-  box.replaceChildren(
-    ...mine.map((a) =>
-      el(
-        "div",
-        { class: "booking card-inner", "data-appointment": a.id },
-        el("h3", {}, a.state === "confirmed" ? "Appointment booked" : "Appointment held for you"),
-        el("p", {}, el("strong", {}, a.specialist_name), ` (${a.specialization})`),
-        el("p", {}, formatWhen(a.starts_at), a.hospital ? ` · ${a.hospital}` : ""),
-      ),
+  // Words from the recorded state only: "Booked" is said of a confirmed appointment alone.
+  const cards = mine.map((a) =>
+    el(
+      "div",
+      { class: `booking card-inner booking-${a.state}`, "data-appointment": a.id },
+      el("h3", {}, a.state === "confirmed" ? "Booked" : a.state_label),
+      el("p", {}, el("strong", {}, a.specialist_name), ` (${a.specialization})`),
+      el("p", {}, a.when, a.hospital ? ` · ${a.hospital}` : ""),
+      el("p", {}, el("a", { href: `/appointments/${a.id}/` }, a.state === "held" ? "Open it to confirm or cancel" : "Open, cancel or reschedule")),
     ),
   );
+  if (!cards.length && appointmentNotice && current?.status === "completed") {
+    cards.push(el("div", { class: "booking card-inner booking-none" }, el("h3", {}, "No appointment has been booked for you.")));
+  }
+  box.replaceChildren(...cards);
 }
 
 // --- loading conversations ------------------------------------------------------
@@ -359,8 +381,7 @@ onEvent("agent_status", (data) => {
     },
     () => {},
   );
-  // The list shows every conversation's status: "Waiting for your answer" as much as "Done".
-  loadList();
+  if (data.status === "failed" || data.status === "completed") loadList();
 });
 onEvent("reconnected", () => {
   loadList();
