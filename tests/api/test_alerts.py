@@ -98,3 +98,26 @@ def test_alerts_cannot_be_raised_or_edited_through_this_api(alice, alice_api):
     assert alice_api.post("/api/alerts/", {"kind": "hard"}, format="json").status_code == 405
     assert alice_api.patch(f"/api/alerts/{alert.pk}/", {"state": "resolved"}, format="json").status_code == 405
     assert alice_api.delete(f"/api/alerts/{alert.pk}/").status_code == 405
+
+
+def test_a_soft_alert_carries_what_the_patient_was_told_and_only_open_ones_are_waiting(alice, alice_api):
+    """The banner's source: the alert's notice (the notification's wording, units included);
+    once acknowledged the alert no longer lists as open, so its banner closes."""
+    alert = AlertFactory(
+        user=alice,
+        kind=K.SOFT,
+        state=S.OPEN,
+        condition="hypertensive_crisis",
+        summary="Very high blood pressure for 600 s (2 readings).",
+        vitals_snapshot={"heart_rate": 88, "systolic_bp": 188, "diastolic_bp": 124},
+    )
+
+    notice = alice_api.get(f"/api/alerts/{alert.pk}/").json()["notice"]
+
+    assert notice["title"] == "Alert: very high blood pressure"
+    assert notice["vitals"] == ["Heart rate: 88 bpm", "Blood pressure: 188/124 mmHg"]
+    assert notice["advice"] == "Sit quietly for five minutes and measure your blood pressure again."
+    assert notice["body"].startswith("Very high blood pressure for 600 s (2 readings).\n\nYour vitals:\n")
+    assert [a["id"] for a in alice_api.get("/api/alerts/?kind=soft&state=open").json()["results"]] == [alert.pk]
+    alice_api.post(f"/api/alerts/{alert.pk}/acknowledge/")
+    assert alice_api.get("/api/alerts/?kind=soft&state=open").json()["results"] == []
