@@ -102,6 +102,22 @@ def wait_for_worker(env: dict[str, str], processes: dict[str, subprocess.Popen],
         raise SystemExit(f"Celery worker did not answer a ping (exited: {crashed or 'none'}): {probe.stderr[-500:]}")
 
 
+# Restarted when they die (at most MAX_RESTARTS times within RESTART_WINDOW seconds); the web
+# server is not: a crash there is for the person at the terminal to see.
+SUPERVISED = ("worker", "beat")
+MAX_RESTARTS = 5
+RESTART_WINDOW = 60.0
+
+
+def start_supervised(name: str, env: dict[str, str]) -> subprocess.Popen:
+    if name == "worker":
+        command = [str(BIN / "celery"), "-A", "backend", "worker", "-l", "info", "-n", "worker@%h",
+                   "--concurrency", env.get("CELERY_CONCURRENCY", "2")]  # fmt: skip
+    else:
+        command = [str(BIN / "celery"), "-A", "backend", "beat", "-l", "info"]
+    return subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True)
+
+
 def stop(processes: dict[str, subprocess.Popen]) -> None:
     for name, process in processes.items():
         if process.poll() is None:
@@ -160,25 +176,27 @@ def main() -> int:
             [str(BIN / "daphne"), "-b", host, "-p", str(port), "backend.asgi:application"],
             env=env, cwd=ROOT, start_new_session=True,
         )  # fmt: skip
-        processes["worker"] = subprocess.Popen(
-            [str(BIN / "celery"), "-A", "backend", "worker", "-l", "info", "-n", "worker@%h",
-             "--concurrency", env.get("CELERY_CONCURRENCY", "2")],
-            env=env, cwd=ROOT, start_new_session=True,
-        )  # fmt: skip
-        processes["beat"] = subprocess.Popen(
-            [str(BIN / "celery"), "-A", "backend", "beat", "-l", "info"],
-            env=env, cwd=ROOT, start_new_session=True,
-        )  # fmt: skip
+        for name in SUPERVISED:
+            processes[name] = start_supervised(name, env)
         wait_for_worker(env, processes)
         log("Celery worker connected to the broker; beat running")
         log(f"ready: http://{host}:{port}/  (admin: /admin/, API docs: /api/docs/). Ctrl-C stops everything.")
 
+        restarts: dict[str, list[float]] = {name: [] for name in SUPERVISED}
         while not stopping:
-            for name, process in processes.items():
-                if process.poll() is not None:
+            for name, process in list(processes.items()):
+                if process.poll() is None or stopping:
+                    continue
+                recent = [t for t in restarts.get(name, []) if t > time.monotonic() - RESTART_WINDOW]
+                if name not in SUPERVISED or len(recent) >= MAX_RESTARTS:
                     log(f"{name} exited with code {process.returncode}; shutting down")
                     stopping = True
                     break
+                # A dead worker holds SOS messages and reminders: bring it back at once
+                # (its unfinished SOS deliveries are taken over within seconds).
+                log(f"{name} exited with code {process.returncode}; restarting it")
+                restarts[name] = [*recent, time.monotonic()]
+                processes[name] = start_supervised(name, env)
             time.sleep(0.5)
         return 0 if all(p.poll() is None or p.returncode in (0, -15) for p in processes.values()) else 1
     finally:

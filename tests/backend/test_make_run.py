@@ -65,6 +65,21 @@ class OutputReader:
         return "".join(self.seen)
 
 
+def celery_worker_of(parent: int) -> int:
+    """The pid of the Celery worker ``make run`` started (a direct child of its process)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat.rpartition(")")[2].split()[1]) == parent and b"worker" in command and b"beat" not in command:
+            return int(entry.name)
+    raise AssertionError("no Celery worker found under make run")
+
+
 @pytest.mark.slow
 def test_make_run_serves_the_app_with_a_connected_worker_and_stops_on_ctrl_c(tmp_path):
     web_port, redis_port = free_port(), free_port()
@@ -119,6 +134,13 @@ def test_make_run_serves_the_app_with_a_connected_worker_and_stops_on_ctrl_c(tmp
         )
         assert home.status_code == 200 and "Hello" in home.text
         assert (tmp_path / "secret_key").exists(), "the local run persists its generated secret key"
+
+        # A worker that dies (SIGKILL, out of memory) is brought back, not left dead with SOS texts in it.
+        worker = celery_worker_of(process.pid)
+        os.killpg(worker, signal.SIGKILL)
+        reader.until("worker exited with code -9; restarting it", timeout=15)
+        assert process.poll() is None, "make run must keep serving after a worker died"
+        assert session.get(f"{base}/login/", timeout=10).status_code == 200
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGINT)
