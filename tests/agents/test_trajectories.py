@@ -134,17 +134,18 @@ def test_a_replay_against_a_different_world_reports_the_differences_and_the_guar
     report = replay(recording, alice, kind=Conversation.Kind.HARD_SOS_START, alert=alert)
 
     assert not report.ok
-    located, refused = report.mismatches()[:2]
+    located, searched = report.mismatches()[:2]
     assert (located.tool, located.actual) == ("get_location", {"result": {"latitude": 52.52, "longitude": 13.405}})
     # The recording sends the ambulance to the paper's coordinates, not to
-    # where this user is: the guard refuses that and dispatches correctly.
-    assert (refused.tool, refused.actual) == (
+    # where this user is: the guard writes the search from get_location, and
+    # the ambulance near this user is dispatched.
+    assert (searched.tool, searched.actual) == (
         "search_ambulance",
-        {"error": "SOS guard: search_ambulance must use the location returned by get_location."},
+        {"result": {"ambulance_id": "AMB-OTHER", "phone_no": "+14155560099"}},
     )
     assert Dispatch.objects.get(alert=alert).ambulance.code == "AMB-OTHER"
-    alert.refresh_from_db()
-    assert alert.guard_acted is True
+    to_ambulance = OutboundMessage.objects.get(alert=alert, recipient_kind="ambulance")
+    assert to_ambulance.recipient == "+14155560099" and "52.52000, 13.40500" in to_ambulance.body
 
 
 def test_replaying_d4_reports_the_observation_the_paper_left_out(alice):
