@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 from agents.llm import model_store, resolved_choice
 from agents.llm.base import ROLES
 from agents.models import Conversation
+from health.messaging.transports import configured_kind
 from health.models import Alert, Appointment, DoseEvent, OutboundMessage
 
 CHART_DAYS = 14
@@ -111,7 +112,7 @@ def outbox_per_day(days: list[dt.date]) -> list[Series]:
         .values("day")
         .annotate(
             sent=Count("id", filter=Q(status=OutboundMessage.Status.SENT)),
-            failed=Count("id", filter=Q(status=OutboundMessage.Status.FAILED)),
+            failed=Count("id", filter=Q(status__in=OutboundMessage.UNDELIVERED_STATUSES)),
         )
     )
     by_day = {row["day"]: row for row in rows}
@@ -201,12 +202,14 @@ def overview(now: dt.datetime | None = None) -> dict:
     now = now or timezone.now()
     days = chart_days(start_of_utc_day(now).date())
     alerts = open_alerts()
-    failed = OutboundMessage.objects.filter(status=OutboundMessage.Status.FAILED)
+    # "Not sent" (no SMS provider) is as much a problem as "failed": nobody got the text.
+    failed = OutboundMessage.objects.filter(status__in=OutboundMessage.UNDELIVERED_STATUSES)
     retried = OutboundMessage.objects.filter(attempts__gt=1)
     missed = DoseEvent.objects.filter(state=DoseEvent.State.MISSED)
     counts = {
         "alerts": alerts.count(),
         "failed": failed.count(),
+        "failed_emergency": failed.filter(alert__isnull=False).count(),
         "retried": retried.count(),
         "missed": missed.count(),
     }
@@ -216,7 +219,10 @@ def overview(now: dt.datetime | None = None) -> dict:
         "open_alerts": list(alerts[:LIST_LIMIT]),
         "todays_appointments": list(todays_appointments(now)[:LIST_LIMIT]),
         "upcoming_appointments": list(upcoming_appointments(now)[:LIST_LIMIT]),
-        "failed_messages": list(failed.select_related("user").order_by("-created_at")[:LIST_LIMIT]),
+        "failed_messages": list(
+            failed.select_related("user").order_by(F("alert").desc(nulls_last=True), "-created_at")[:LIST_LIMIT]
+        ),
+        "sms_configured": configured_kind() != "outbox_only",
         "retried_messages": list(retried.select_related("user").order_by("-created_at")[:LIST_LIMIT]),
         "missed_doses": list(missed.select_related("user", "reminder__medication").order_by("-due_at")[:LIST_LIMIT]),
         "recent_runs": list(recent_runs()[:LIST_LIMIT]),

@@ -65,11 +65,35 @@ def test_the_page_shows_every_kind_of_row_to_the_operator(operator: Client, alic
     assert reverse("admin:health_alert_change", args=[made["alert"].pk]) in page
     assert "Dr. Overview alice" in page
     assert "Failed Recipient Name" in page
-    assert "?status__exact=failed" in page and "?attempts__gt=1" in page
+    assert "?status__in=failed,not_sent" in page and "?attempts__gt=1" in page
     assert reverse("admin:health_doseevent_change", args=[made["missed"].pk]) in page
     assert "?state__exact=missed" in page
     assert reverse("admin:agents_conversation_change", args=[made["conversation"].pk]) in page
     assert "3 steps" in page and "600 ms" in page and "30 / 15" in page
+
+
+@pytest.mark.django_db
+def test_sos_texts_not_sent_for_want_of_a_provider_are_a_red_problem_not_zero_failures(
+    operator: Client, alice, settings
+) -> None:
+    settings.TWILIO_ACCOUNT_SID = settings.TWILIO_AUTH_TOKEN = settings.TWILIO_FROM_NUMBER = ""
+    alert = AlertFactory(user=alice, kind=m.Alert.Kind.HARD, condition="")
+    for name in ("Dana", "Eli"):
+        OutboundMessageFactory(
+            user=alice,
+            alert=alert,
+            recipient_name=name,
+            recipient_kind=m.OutboundMessage.RecipientKind.EMERGENCY_CONTACT,
+            status=m.OutboundMessage.Status.NOT_SENT,
+            status_detail="not sent: no SMS provider configured",
+        )
+
+    page = operator.get(URL).content.decode()
+
+    assert "0 failed messages" not in page
+    assert 'class="problem"><strong>2</strong> messages not delivered (2 emergency)' in page
+    assert "SMS is not set up:" in page
+    assert page.count('<tr class="problem">') == 2 and f"SOS #{alert.pk}" in page
 
 
 @pytest.mark.django_db
