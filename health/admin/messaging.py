@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils.html import format_html
 
 from health.admin.base import ViewOnlyAdmin
 from health.models import Notification, OutboundMessage
@@ -16,15 +17,23 @@ class OutboundMessageAdmin(ViewOnlyAdmin):
         "recipient_kind",
         "recipient_name",
         "recipient",
-        "status",
+        "delivery",
+        "phase",
         "attempts",
         "status_detail",
         "sent_at",
     )
-    list_filter = ("status", "recipient_kind", "channel")
+    list_filter = ("status", "recipient_kind", "phase", "channel")
     search_fields = ("recipient", "recipient_name", "body", "idempotency_key", "provider_message_id", "user__username")
     list_select_related = ("user", "alert")
     date_hierarchy = "created_at"
+
+    @admin.display(description="status", ordering="status")
+    def delivery(self, message: OutboundMessage) -> str:
+        # Not sent (no provider) and failed are the same problem to an operator: nobody got the text.
+        if message.status in OutboundMessage.UNDELIVERED_STATUSES:
+            return format_html('<strong style="color:#b03a2e">{}</strong>', message.get_status_display().upper())
+        return message.get_status_display()
 
 
 @admin.register(Notification)
