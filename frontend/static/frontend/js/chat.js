@@ -62,7 +62,11 @@ function transcript() {
   let offer = null; // the specialist and slot most recently found
   for (const step of ordered) {
     const value = step.value ?? {};
-    if (step.role === "user") {
+    if (step.role === "user" && current?.kind && current.kind !== "chat" && !items.length) {
+      // A system-run conversation (an alert) starts with the request the model reads,
+      // not with anything the patient said: show what started it.
+      items.push({ index: step.index, kind: "system", text: current.title || KIND_LABELS[current.kind] || "Started by the system" });
+    } else if (step.role === "user") {
       items.push({ index: step.index, kind: "user", text: String(value) });
     } else if (step.role === "caller") {
       lastCall = value;
@@ -97,6 +101,8 @@ function transcript() {
   return items;
 }
 
+const SPEAKERS = { user: "You", system: "Started by the system" };
+
 // A proposal in words built from the search result, with the patient's time zone: never the model's
 // free text, which once read "Your items are confirmed ... Would you like me to book this appointment?".
 function proposalText(offer) {
@@ -107,10 +113,11 @@ function proposalText(offer) {
 }
 
 function bubble(item) {
-  const who = item.kind === "user" ? "You" : "Assistant";
+  const who = SPEAKERS[item.kind] ?? "Assistant";
+  const side = item.kind === "user" ? "user" : item.kind === "system" ? "system" : "assistant";
   const node = el(
     "li",
-    { class: `bubble bubble-${item.kind === "user" ? "user" : "assistant"} kind-${item.kind}`, "data-index": item.index },
+    { class: `bubble bubble-${side} kind-${item.kind}`, "data-index": item.index },
     el("span", { class: "visually-hidden" }, `${who}: `),
     el("p", {}, item.kind === "proposal" && item.offer ? proposalText(item.offer) : item.text),
   );
@@ -381,7 +388,8 @@ onEvent("agent_status", (data) => {
     },
     () => {},
   );
-  if (data.status === "failed" || data.status === "completed") loadList();
+  // The list shows every conversation's status: "Waiting for your answer" as much as "Done".
+  loadList();
 });
 onEvent("reconnected", () => {
   loadList();
