@@ -357,19 +357,41 @@ def open_after_countdown(alert_id: int) -> bool:
     return True
 
 
+def stalled_run_after() -> dt.timedelta:
+    """How long a start flow may go without writing a step before the sweep resumes it: longer
+    than one model call may take (``AGENT_CALL_TIMEOUT_SECONDS``) plus the closing message's wait
+    for the SMS outcomes, so a live run is not raced (a race is harmless: steps are unique, the
+    second runner stops), but a run whose worker died does not wait for the broker's redelivery."""
+    return dt.timedelta(seconds=float(getattr(settings, "AGENT_CALL_TIMEOUT_SECONDS", 60)) + 20)
+
+
 def overdue_alert_ids(now: dt.datetime | None = None) -> list[int]:
-    """Hard SOS alerts whose countdown is over but that were not opened, and
-    open ones whose start flow never began (a lost task): the sweep's work."""
+    """Hard SOS alerts whose countdown is over but that were not opened, open
+    ones whose start flow never began (a lost task), and open ones whose start
+    flow stopped half way (its worker died): the sweep's work."""
+    from agents.models import AgentStep, Conversation
+
     now = now or timezone.now()
     overdue = Alert.objects.filter(kind=Alert.Kind.HARD, state=Alert.State.COUNTDOWN, countdown_ends_at__lte=now)
-    stalled = (
-        Alert.objects.filter(
-            kind=Alert.Kind.HARD, state=Alert.State.OPEN, countdown_ends_at__lte=now - STALLED_START_AFTER
-        )
-        .exclude(events__kind="agent_conversation", events__data__conversation_kind=START_KIND)
-        .exclude(events__kind="end_requested")
+    open_alerts = Alert.objects.filter(
+        kind=Alert.Kind.HARD, state=Alert.State.OPEN, countdown_ends_at__lte=now - STALLED_START_AFTER
+    ).exclude(events__kind="end_requested")
+    never_began = open_alerts.exclude(
+        events__kind="agent_conversation", events__data__conversation_kind=START_KIND
+    ).values_list("pk", flat=True)
+    starts = dict(
+        AlertEvent.objects.filter(
+            alert__in=open_alerts, kind="agent_conversation", data__conversation_kind=START_KIND
+        ).values_list("data__conversation", "alert_id")
     )
-    return sorted({*overdue.values_list("pk", flat=True), *stalled.values_list("pk", flat=True)})
+    quiet_since = now - stalled_run_after()
+    running = Conversation.objects.filter(pk__in=list(starts), status=Conversation.Status.RUNNING)
+    half_done = [
+        starts[conversation_id]
+        for conversation_id in running.values_list("pk", flat=True)
+        if not AgentStep.objects.filter(conversation_id=conversation_id, created_at__gte=quiet_since).exists()
+    ]
+    return sorted({*overdue.values_list("pk", flat=True), *never_began, *half_done})
 
 
 def request_end(alert: Alert, reason: str = "") -> Alert:

@@ -297,3 +297,54 @@ def test_a_hard_sos_cannot_be_escalated_and_a_soft_one_cannot_be_ended(alice, al
     assert alice_api.post(f"/api/sos/{hard.pk}/escalate/").status_code == 409
     assert alice_api.post(f"/api/sos/{soft.pk}/end/").status_code == 409
     assert not AlertEvent.objects.exists()
+
+
+class WorkerDied(BaseException):
+    """The worker running the start flow was killed (not an Exception: nothing in the code catches it)."""
+
+
+def test_a_start_flow_whose_worker_died_half_way_is_resumed_by_the_sweep(
+    alice, alice_api, alice_contacts, ambulances, clock, settings
+):
+    from agents.llm import scripted
+    from agents.llm.scripted import ScriptedBackend
+    from health.sos import stalled_run_after
+    from tests.agents.helpers import call, plan
+
+    ref = str(alice.pk)
+    settings.AGENT_BACKEND = "scripted"
+    scripted.install(
+        ScriptedBackend(
+            planner=[
+                plan("a", "notify"),
+                plan("b", "locate"),
+                plan("c", "search"),
+                plan("d", "ambulance"),
+                WorkerDied(),
+            ],
+            caller=[
+                call("notify_user", user_id=ref, message="Hard SOS triggered."),
+                call("get_location"),
+                call("search_ambulance", location={"latitude": 52.52, "longitude": 13.405}),
+                call("send_message", phone_no="+14155560001", text="Ambulance needed."),
+            ],
+        )
+    )
+    try:
+        _, body = press(alice_api, clock)
+        with pytest.raises(WorkerDied):
+            sweep(clock, COUNTDOWN + 1)
+    finally:
+        scripted.install(None)
+    alert = Alert.objects.get(pk=body["id"])
+    # Died after messaging the ambulance, before the contacts.
+    assert outbox(alert) == START_ROWS[:1]
+    settings.AGENT_BACKEND = "openai"  # no model now: the guard finishes the run
+
+    quiet = stalled_run_after().total_seconds()
+    sweep(clock, COUNTDOWN + quiet - 5)  # a live run may still be thinking: not resumed yet
+    assert outbox(alert) == START_ROWS[:1]
+    sweep(clock, COUNTDOWN + quiet + 5)
+
+    assert outbox(alert) == START_ROWS
+    assert alert.events.filter(kind="start_finished").exists()
