@@ -9,11 +9,13 @@ the same thing and none says more than the outbox records: a message is
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from health.models import Alert, Dispatch, OutboundMessage
 
@@ -24,6 +26,10 @@ DEFAULT_EMERGENCY_NUMBER = "911"
 # How long the assistant's closing SOS message waits for the SMS outcomes
 # before saying what is known (still sending) rather than guessing.
 SUMMARY_WAIT_SECONDS = 8.0
+# An SOS text the provider has not accepted this long after it was queued (the
+# provider is down, the network is out) is as good as not sent to the patient:
+# they are told to call, while delivery keeps trying.
+CALL_IF_PENDING_AFTER = dt.timedelta(seconds=60)
 
 
 def emergency_number() -> str:
@@ -141,6 +147,11 @@ def should_call_now(alert: Alert) -> bool:
         return False
     start = phase_delivery(alert, OutboundMessage.Phase.START)
     if start.undelivered:
+        return True
+    late = timezone.now() - CALL_IF_PENDING_AFTER
+    if OutboundMessage.objects.filter(
+        alert=alert, phase=OutboundMessage.Phase.START, status=Status.QUEUED, created_at__lt=late
+    ).exists():
         return True
     finished = alert.events.filter(kind="start_finished").exists()
     return finished and (not ambulance_dispatched(alert) or start.contacts.state == "none")

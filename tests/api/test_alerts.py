@@ -121,3 +121,25 @@ def test_a_soft_alert_carries_what_the_patient_was_told_and_only_open_ones_are_w
     assert [a["id"] for a in alice_api.get("/api/alerts/?kind=soft&state=open").json()["results"]] == [alert.pk]
     alice_api.post(f"/api/alerts/{alert.pk}/acknowledge/")
     assert alice_api.get("/api/alerts/?kind=soft&state=open").json()["results"] == []
+
+
+def test_an_sos_text_still_unconfirmed_after_a_minute_tells_the_patient_to_call(alice, alice_api):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from health.models import OutboundMessage
+    from tests.factories import OutboundMessageFactory
+
+    alert = AlertFactory(user=alice, kind=Alert.Kind.HARD, state=Alert.State.OPEN, condition="")
+    message = OutboundMessageFactory(
+        user=alice, alert=alert, phase="start", recipient_kind="ambulance", status=OutboundMessage.Status.QUEUED
+    )
+
+    fresh = alice_api.get(f"/api/alerts/{alert.pk}/").json()["delivery"]
+    OutboundMessage.objects.filter(pk=message.pk).update(created_at=timezone.now() - dt.timedelta(seconds=61))
+    late = alice_api.get(f"/api/alerts/{alert.pk}/").json()["delivery"]
+
+    assert fresh["start"]["ambulance"]["state"] == late["start"]["ambulance"]["state"] == "pending"
+    assert (fresh["call_emergency_number"], late["call_emergency_number"]) == (False, True)
+    assert late["emergency_number"] == "911"

@@ -76,7 +76,9 @@ function renderProgress() {
     const problems = [start.ambulance, start.contacts].filter((g) => g && ["not_sent", "failed"].includes(g.state));
     $("sos-call-why").textContent = problems.length
       ? "Your SOS text messages were not sent, so nobody has been alerted by this app."
-      : "No ambulance could be found by this app.";
+      : [start.ambulance, start.contacts].some((g) => g?.state === "pending")
+        ? "Your SOS text messages have not been confirmed after a minute: the SMS service may be down."
+        : "No ambulance could be found by this app.";
   }
 }
 
