@@ -198,6 +198,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Two "reason" fields with different choices: name each enum after what it is.
+    "ENUM_NAME_OVERRIDES": {"SosEndReasonEnum": "health.models.alerts.Alert.EndReason"},
     # Swagger UI from the installed sidecar package: /api/docs/ works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -279,7 +279,9 @@ MATRIX: dict[str, Route] = {
         payloads={"POST": lambda o: {}},
         other_writes={"POST": 201},
     ),
-    "sos-end": _action(lambda bob: AlertFactory(user=bob, kind=Alert.Kind.HARD, state=Alert.State.OPEN)),
+    "sos-end": _action(
+        lambda bob: AlertFactory(user=bob, kind=Alert.Kind.HARD, state=Alert.State.OPEN), lambda o: {"reason": "safe"}
+    ),
     "sos-escalate": _action(lambda bob: AlertFactory(user=bob, kind=Alert.Kind.SOFT)),
     "outbound-message-list": _list(lambda bob: OutboundMessageFactory(user=bob)),
     "outbound-message-detail": _detail(lambda bob: OutboundMessageFactory(user=bob)),
