@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from health.models import Alert, Appointment, InvalidTransition, Notification, SlotUnavailable
 from health.models.appointments import format_when, patient_zone
+from health.monitor.soft_sos import soft_sos_notice
 from health.sos_delivery import emergency_number
 
 
@@ -25,7 +26,10 @@ def home(request: HttpRequest) -> HttpResponse:
         )
         .select_related("specialist__specialization", "slot", "user__profile")
         .order_by("slot__starts_at")[:5],
-        "open_alerts": Alert.objects.filter(user=user, state__in=Alert.ACTIVE_STATES)[:5],
+        "open_alerts": [
+            (alert, soft_sos_notice(alert).title if alert.kind == Alert.Kind.SOFT else "Emergency SOS")
+            for alert in Alert.objects.filter(user=user, state__in=Alert.ACTIVE_STATES)[:5]
+        ],
         "notifications": Notification.objects.filter(user=user)[:5],
     }
     return render(request, "frontend/home.html", context)

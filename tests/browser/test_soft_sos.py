@@ -82,6 +82,10 @@ def test_the_banner_closes_on_acknowledge_and_stays_closed(page, alice, watch, s
     expect(banner.get_by_role("heading")).to_have_text("Alert: low blood oxygen")
     expect(banner).to_contain_text("SpO₂: 86 % · Heart rate: 72 bpm")
     expect(banner).not_to_contain_text("mmHg")
+    # Home's cards, rendered before the alert, are read again: never "No open alerts" beside a live one.
+    cards = page.locator("#home-cards")
+    expect(cards).not_to_contain_text("No open alerts.")
+    expect(cards).to_contain_text("Alert: low blood oxygen")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "soft_sos_before.png"))
     screenshot(page, "soft-sos-before-acknowledge")
