@@ -119,13 +119,14 @@ def reminder_summary(medication: Medication) -> dict[str, Any]:
     """What was stored, read back from the rows, with the sentence the user reads."""
     reminders = [r for r in medication.reminders.order_by("time_of_day") if r.enabled]
     times = [f"{r.time_of_day:%H:%M}" for r in reminders]
-    change_at = f"/api/medications/{medication.pk}/"
+    # No row id in the result: it is an observation in the trajectory, and replays and training
+    # data must not depend on which id a database handed out.
+    change_at = "/api/medications/"
     message = render_to_string(
         "agents/reminder_set.txt", {"medication": medication, "times": times, "change_at": change_at}
     )
     return {
         "medicine": medication.name,
-        "medication_id": medication.pk,
         "dose": medication.dose or None,
         "times_per_day": len(times),
         "reminder_times": times,
