@@ -143,8 +143,10 @@ FALSE_ALARM = "FALSE ALARM"
 
 
 def _text(template: str, **context: Any) -> str:
-    # Texts a person reads are templates (agents/templates/agents/sos/), filled from recorded state.
-    return " ".join(render_to_string(f"agents/sos/{template}", context).split())
+    """A text a person reads, from its template (agents/templates/agents/sos/) and recorded state.
+    The first line is the notification's title, the rest its body; spaces are tidied per line."""
+    rendered = render_to_string(f"agents/sos/{template}", context)
+    return "\n".join(" ".join(line.split()) for line in rendered.splitlines() if line.strip())
 
 
 def _reason(runtime: Runtime) -> str:

@@ -268,8 +268,9 @@ def test_ending_an_sos_without_an_assigned_ambulance_still_tells_the_contacts(al
     assert not OutboundMessage.objects.filter(recipient_kind="ambulance").exists()
     last_notice = Notification.objects.filter(user=alice).order_by("-id").first()
     # Delivery starts when the test's transaction commits: not yet, and the text says so.
-    assert last_notice.body == (
-        "The SOS has ended (you are safe now). No ambulance was assigned to tell. "
+    assert last_notice.title == "The SOS has ended (you are safe now)."
+    assert last_notice.body.splitlines()[1] == (
+        "No ambulance was assigned to tell. "
         "The SMS to your emergency contacts (Dana, Eli) is still being sent: not confirmed yet."
     )
     assert conversation.status == "failed"

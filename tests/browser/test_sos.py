@@ -112,7 +112,7 @@ def test_with_no_sms_provider_the_sos_says_not_sent_and_to_call_the_emergency_nu
     expect(page.locator("#outbox-list")).to_contain_text("NOT SENT")
     screenshot(page, "sos-not-sent")
     closing = assistant_closing_text(alice_world)
-    assert closing.startswith("Call 112 now")
+    assert closing.startswith("Call 112 now: your SOS texts did not all go out.\n")
     assert "was NOT sent (no SMS provider configured)" in closing
     assert "sent an SMS" not in closing and "on its way" not in closing
 
