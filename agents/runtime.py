@@ -15,6 +15,7 @@ on any failure the guard completes the required sequence (agents.guard).
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -127,6 +128,10 @@ class Runtime:
         self.states: list[dict[str, Any]] = export_conversation(conversation)
         self.alert = alert_for(conversation)
         self.guard = guard_for(conversation.kind, self.alert)
+        # An SOS may not wait on the model: past this budget the guard does the remaining steps at
+        # once (the model only picks each step; their words come from the records anyway).
+        budget = float(getattr(settings, "AGENT_SOS_BUDGET_SECONDS", 8.0))
+        self.sos_deadline = time.monotonic() + budget if self.guard is not None else None
 
     # --- writing states ---------------------------------------------------------
 
@@ -339,13 +344,21 @@ class Runtime:
     def _generate(self, role: Role) -> Generation:
         if self.backend is None:
             raise RunFailed("no model is loaded")
+        timeout = self.call_timeout
+        if self.sos_deadline is not None:
+            left = self.sos_deadline - time.monotonic()
+            if left <= 0:
+                raise RunFailed("the model used up the SOS time budget")
+            timeout = min(timeout, left)
         messages = build_messages(role, self.states, self.registry, few_shot=self.backend.few_shot)
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"agent-{role}")
-        future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=self.call_timeout)
+        future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=timeout)
         try:
-            return future.result(timeout=self.call_timeout)
+            return future.result(timeout=timeout)
         except FutureTimeout:
-            raise RunFailed(f"the {role} timed out after {self.call_timeout:g} s") from BackendTimeout()
+            if timeout < self.call_timeout:
+                raise RunFailed("the model used up the SOS time budget") from BackendTimeout()
+            raise RunFailed(f"the {role} timed out after {timeout:g} s") from BackendTimeout()
         except BackendError as exc:
             raise RunFailed(f"the {role} backend failed: {exc}") from exc
         except Exception as exc:

@@ -257,6 +257,8 @@ AGENT_OPENAI_FEW_SHOT = env_bool("AGENT_OPENAI_FEW_SHOT", True)
 AGENT_TORCH_THREADS = env_int("AGENT_TORCH_THREADS", 1, minimum=1)
 AGENT_MAX_STEPS = env_int("AGENT_MAX_STEPS", 24, minimum=1)
 AGENT_CALL_TIMEOUT_SECONDS = env_float("AGENT_CALL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
+# Seconds the model may spend driving an SOS sequence before the guard does the rest at once.
+AGENT_SOS_BUDGET_SECONDS = env_float("AGENT_SOS_BUDGET_SECONDS", 8.0, minimum=0.0)
 MODEL_CACHE_DIR = Path(env_str("MODEL_CACHE_DIR", str(DATA_DIR / "model-cache"))).resolve()
 # The triage retrieval index (agents.triage), built from the symptom bank on first use.
 TRIAGE_INDEX_DIR = Path(env_str("TRIAGE_INDEX_DIR", str(DATA_DIR / "triage"))).resolve()

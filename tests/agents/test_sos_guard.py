@@ -343,3 +343,27 @@ def test_the_end_messages_say_the_patients_reason_whatever_the_model_wrote(
     assert rows.get(recipient_kind="ambulance").body.startswith(to_ambulance)
     assert [m.body.startswith(to_contacts) for m in rows.filter(recipient_kind="emergency_contact")] == [True, True]
     assert not rows.filter(body__icontains="resolved").exists()
+
+
+def test_a_slow_model_gets_a_time_budget_then_the_guard_sends_the_sos_at_once(
+    settings, alice, hard_alert, alice_contacts, ambulances
+):
+    import time
+
+    settings.AGENT_SOS_BUDGET_SECONDS = 1.0
+    ref = str(alice.pk)
+    # Each planner call takes 0.4 s: the model would need seconds for the six steps.
+    backend = ScriptedBackend(
+        planner=itertools.repeat(Delay(0.4, plan("Next.", "Do the next step."))),
+        caller=itertools.cycle(
+            [call("notify_user", user_id=ref, message="x"), call("get_location"), call("get_location")]
+        ),
+    )
+
+    started = time.monotonic()
+    run_hard_sos_start(hard_alert.pk, backend=backend)
+    took = time.monotonic() - started
+
+    assert_sos_started_by_the_guard(hard_alert, alice_contacts, ambulances["near"])
+    assert AlertEvent.objects.get(kind="guard_acted").data["reason"] == "the model used up the SOS time budget"
+    assert took < 3.0
