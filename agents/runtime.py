@@ -31,7 +31,8 @@ from agents.models import Conversation
 from agents.prompts import build_messages
 from agents.tools import REGISTRY, AskUser, ModelOutputError, Registry, ToolContext, ToolError
 from agents.trajectory import END, Step, export_conversation, is_end, parse_caller, parse_planner
-from frontend.realtime import push_to_user
+from core.events import Event
+from core.realtime import push_to_user
 from health.models import Alert, AlertEvent, Notification
 
 log = logging.getLogger(__name__)
@@ -168,7 +169,7 @@ class Runtime:
             # running this conversation from the same point.
             raise ConcurrentRun(f"step {step.index} of conversation {self.conversation.pk} exists") from exc
         self.states.append(step.to_state())
-        push_to_user(self.conversation.user_id, "agent_step", step.to_event(self.conversation.pk))
+        push_to_user(self.conversation.user_id, Event.AGENT_STEP, step.to_event(self.conversation.pk))
         return step.index
 
     def set_status(self, status: str, *, error: str = "", question: str | None = None) -> None:
@@ -178,7 +179,7 @@ class Runtime:
         payload: dict[str, Any] = {"conversation": self.conversation.pk, "status": status}
         if question is not None:
             payload["question"] = question
-        push_to_user(self.conversation.user_id, "agent_status", payload)
+        push_to_user(self.conversation.user_id, Event.AGENT_STATUS, payload)
 
     # --- entry points ---------------------------------------------------------------
 
@@ -310,7 +311,7 @@ class Runtime:
                     self.set_status(Conversation.Status.WAITING_INPUT, question=result.question)
                     push_to_user(
                         self.conversation.user_id,
-                        "agent_question",
+                        Event.AGENT_QUESTION,
                         {"conversation": self.conversation.pk, "question": result.question},
                     )
                     return "suspended"
@@ -399,7 +400,7 @@ class Runtime:
         )
         push_to_user(
             self.conversation.user_id,
-            "agent_message",
+            Event.AGENT_MESSAGE,
             {"conversation": self.conversation.pk, "text": FAILURE_MESSAGE},
         )
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from frontend.realtime import user_group
+from core.events import Event
+from core.realtime import user_group
 
 
 class UserEventsConsumer(AsyncJsonWebsocketConsumer):
@@ -18,7 +19,7 @@ class UserEventsConsumer(AsyncJsonWebsocketConsumer):
         self.group = user_group(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self.send_json({"event": "hello", "data": {"user": user.get_username()}})
+        await self.send_json({"event": Event.HELLO.value, "data": {"user": user.get_username()}})
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):

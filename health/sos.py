@@ -32,7 +32,8 @@ from django.contrib.auth import get_user_model
 from django.db import connections, transaction
 from django.utils import timezone
 
-from frontend.realtime import push_to_user
+from core.events import Event
+from core.realtime import push_to_user
 from health.models import Alert, AlertEvent, Ambulance, Dispatch
 
 # Hard SOS alerts that went out (cancelled ones sent nothing) a user may raise
@@ -86,7 +87,7 @@ def push_alert(alert: Alert) -> None:
         "countdown_ends_at": alert.countdown_ends_at.isoformat() if alert.countdown_ends_at else None,
     }
     user_id = alert.user_id
-    transaction.on_commit(lambda: push_to_user(user_id, "alert", payload), robust=True)
+    transaction.on_commit(lambda: push_to_user(user_id, Event.ALERT, payload), robust=True)
 
 
 def _tasks_run_eagerly() -> bool:

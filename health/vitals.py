@@ -19,7 +19,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from frontend.realtime import push_to_user
+from core.events import Event
+from core.realtime import push_to_user
 from health.models import Alert, VitalReading
 from health.monitor.check import Span, check_readings
 
@@ -130,5 +131,5 @@ def record_readings(*, user, readings: list[dict]) -> IngestResult:
     alerts = check_readings(user.pk, _spans(result.new))
     payload = live_payload(result.new)
     user_id = user.pk
-    transaction.on_commit(lambda: push_to_user(user_id, "vitals", payload), robust=True)
+    transaction.on_commit(lambda: push_to_user(user_id, Event.VITALS, payload), robust=True)
     return IngestResult(created=result.created, duplicates=result.duplicates, new=result.new, alerts=alerts)

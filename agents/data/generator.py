@@ -32,7 +32,7 @@ from agents.models import Conversation
 from agents.runtime import Runtime, link_alert, system_value
 from agents.services import SOS_REQUESTS
 from agents.trajectory import export_conversation, render_caller, render_planner, replay, title_from
-from frontend import realtime
+from core import realtime
 
 KINDS = {
     "soft_sos": Conversation.Kind.SOFT_SOS,

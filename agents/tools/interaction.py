@@ -10,7 +10,8 @@ from agents.tools.appointments import appointment_notice
 from agents.tools.context import ToolContext
 from agents.tools.errors import InvalidArguments
 from agents.tools.registry import tool
-from frontend.realtime import push_to_user
+from core.events import Event
+from core.realtime import push_to_user
 from health.models import Alert, Notification
 from health.monitor.soft_sos import soft_sos_notice
 
@@ -120,7 +121,7 @@ def notify_user(ctx: ToolContext, user_id: str, message: str | None = None, symp
     )
     push_to_user(
         ctx.user.pk,
-        "notification",
+        Event.NOTIFICATION,
         {"id": notification.pk, "kind": notification.kind, "level": level, "title": title, "body": text},
     )
     return True

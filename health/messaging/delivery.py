@@ -26,7 +26,8 @@ import socket
 from django.db.models import F, Q
 from django.utils import timezone
 
-from frontend.realtime import push_to_user
+from core.events import Event
+from core.realtime import push_to_user
 from health.messaging.transports import NotSent, TransportError, get_transport
 from health.models import OutboundMessage
 
@@ -317,7 +318,7 @@ def _announce(message_id: int) -> None:
     the SOS page shows each message's recorded state, not a guess."""
     row = OutboundMessage.objects.filter(pk=message_id, alert__isnull=False).values("user_id", "alert_id").first()
     if row is not None:
-        push_to_user(row["user_id"], "outbox", {"id": message_id, "alert": row["alert_id"]})
+        push_to_user(row["user_id"], Event.OUTBOX, {"id": message_id, "alert": row["alert_id"]})
 
 
 def _release(message_id: int, detail: str) -> None:

@@ -18,7 +18,8 @@ from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from frontend.realtime import push_to_user
+from core.events import Event
+from core.realtime import push_to_user
 from health.models import Alert, AlertEvent, Notification
 from health.monitor.rules import RULES_BY_CONDITION, Rule
 from health.sos import push_alert
@@ -133,7 +134,7 @@ def raise_soft_sos(
         "title": notification.title,
         "body": notice.body,
     }
-    transaction.on_commit(lambda: push_to_user(user_id, "notification", payload), robust=True)
+    transaction.on_commit(lambda: push_to_user(user_id, Event.NOTIFICATION, payload), robust=True)
 
     def run_agent_flow() -> None:
         from health.tasks import soft_sos

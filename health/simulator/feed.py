@@ -42,7 +42,8 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from frontend.realtime import push_to_user
+from core.events import Event
+from core.realtime import push_to_user
 from health.api.vitals import VitalReadingSerializer
 from health.models import Device, WatchFeed
 from health.simulator import EXPECTED, SCENARIOS, readings
@@ -139,7 +140,7 @@ def describe(feed: WatchFeed | None) -> dict[str, Any]:
 def _push_state(feed: WatchFeed) -> None:
     payload = describe(feed)
     user_id = feed.user_id
-    transaction.on_commit(lambda: push_to_user(user_id, "watch", payload), robust=True)
+    transaction.on_commit(lambda: push_to_user(user_id, Event.WATCH, payload), robust=True)
 
 
 def _simulated_watch(user) -> Device:

@@ -11,7 +11,7 @@ from channels.layers import get_channel_layer
 
 from agents.llm.scripted import Delay, ScriptedBackend
 from agents.services import start_chat
-from frontend.realtime import user_group
+from core.realtime import user_group
 from tests.agents.helpers import call, end, plan
 
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.test import Client
 
 from backend.asgi import application
-from frontend.realtime import push_to_user
+from core.realtime import push_to_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,7 +69,7 @@ def test_nothing_is_pushed_from_a_muted_context(alice):
     """GIVEN alice's open tab
     WHEN an event is pushed inside realtime.muted() (a generated conversation), then one after it
     THEN only the one after it arrives."""
-    from frontend.realtime import muted
+    from core.realtime import muted
 
     def push_muted_then_live():
         with muted():

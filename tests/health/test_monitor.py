@@ -12,7 +12,7 @@ from channels.layers import get_channel_layer
 from rest_framework.test import APIClient
 
 from agents.models import Conversation
-from frontend.realtime import user_group
+from core.realtime import user_group
 from health.models import Alert, Notification, VitalReading
 from health.simulator import batches, readings
 from tests.factories import DeviceFactory

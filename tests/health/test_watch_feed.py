@@ -13,7 +13,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from frontend.realtime import user_group
+from core.realtime import user_group
 from health.models import Alert, Device, VitalReading, WatchFeed
 from health.simulator import SCENARIOS, readings
 from health.simulator import feed as watch_feed

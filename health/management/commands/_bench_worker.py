@@ -46,7 +46,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from frontend.realtime import user_group
+from core.realtime import user_group
 from health.models import Notification
 
 WORKER_START_TIMEOUT = 90.0

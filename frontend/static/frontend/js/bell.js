@@ -1,7 +1,7 @@
 // The unread count on the header's bell: read from the API on load, and again
 // whenever the event feed says something changed.
 import { api } from "./api.js";
-import { onEvent } from "./events.js";
+import { EVENT, onEvent } from "./events.js";
 
 const badge = document.getElementById("bell-count");
 const bell = document.getElementById("bell");
@@ -21,9 +21,9 @@ export async function refreshUnread() {
 
 if (badge) {
   refreshUnread();
-  onEvent("notification", refreshUnread);
+  onEvent(EVENT.NOTIFICATION, refreshUnread);
   // A failed run leaves a notification without a "notification" event.
-  onEvent("agent_status", refreshUnread);
-  onEvent("reconnected", refreshUnread);
+  onEvent(EVENT.AGENT_STATUS, refreshUnread);
+  onEvent(EVENT.RECONNECTED, refreshUnread);
   document.addEventListener("notifications:changed", refreshUnread);
 }

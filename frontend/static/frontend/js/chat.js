@@ -3,7 +3,7 @@
 // appointment proposals with Confirm / Decline, and the live agent log.
 import { AgentLog, setupLogToggle } from "./agent-log.js";
 import { api, el, formatDay, formatWhen } from "./api.js";
-import { onEvent } from "./events.js";
+import { EVENT, onEvent } from "./events.js";
 
 const ASKING_TOOLS = new Set(["get_input_from_user", "follow_up_with_user"]);
 const STATUS_LABELS = {
@@ -367,12 +367,12 @@ $("new-chat").addEventListener("click", startNew);
 
 // --- live events ---------------------------------------------------------------------
 
-onEvent("agent_step", (data) => {
+onEvent(EVENT.AGENT_STEP, (data) => {
   if (current?.id !== data.conversation) return;
   addStep(normalize(data));
   renderTranscript();
 });
-onEvent("agent_status", (data) => {
+onEvent(EVENT.AGENT_STATUS, (data) => {
   if (current?.id !== data.conversation) {
     loadList();
     return;
@@ -391,7 +391,7 @@ onEvent("agent_status", (data) => {
   // The list shows every conversation's status: "Waiting for your answer" as much as "Done".
   loadList();
 });
-onEvent("reconnected", () => {
+onEvent(EVENT.RECONNECTED, () => {
   loadList();
   if (current) refresh().catch(() => {});
 });

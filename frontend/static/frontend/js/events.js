@@ -2,12 +2,21 @@
 // Modules subscribe by event name; the socket reconnects with a growing delay
 // and tells subscribers of "reconnected" so they can refetch what they missed.
 
+// The event names come from the server's one list (core/events.py, rendered by base.html);
+// "reconnected" is this module's own, told to subscribers after the socket comes back.
+export const EVENT = Object.freeze({
+  ...JSON.parse(document.getElementById("live-events")?.textContent ?? "{}"),
+  RECONNECTED: "reconnected",
+});
+const KNOWN = new Set(Object.values(EVENT));
+
 const handlers = new Map();
 let socket = null;
 let delay = 1000;
 let everConnected = false;
 
 export function onEvent(name, handler) {
+  if (!KNOWN.has(name)) throw new Error(`no such live event: ${name}`);
   if (!handlers.has(name)) handlers.set(name, new Set());
   handlers.get(name).add(handler);
   connect();
@@ -35,7 +44,7 @@ function connect() {
   socket.addEventListener("open", () => {
     delay = 1000;
     setStatus(true);
-    if (everConnected) emit("reconnected", {});
+    if (everConnected) emit(EVENT.RECONNECTED, {});
     everConnected = true;
   });
   socket.addEventListener("message", (message) => {

@@ -1,7 +1,7 @@
 // Home: the alert, appointment and notification cards are rendered by the
 // server from the records; when an event says one of them changed, the page
 // reads them again, so a card never says "No open alerts" beside a live alert.
-import { onEvent } from "./events.js";
+import { EVENT, onEvent } from "./events.js";
 
 const cards = document.getElementById("home-cards");
 let pending = null;
@@ -24,5 +24,5 @@ function soon() {
 }
 
 if (cards) {
-  for (const name of ["alert", "notification", "appointment", "outbox", "reconnected"]) onEvent(name, soon);
+  for (const name of [EVENT.ALERT, EVENT.NOTIFICATION, EVENT.OUTBOX, EVENT.RECONNECTED]) onEvent(name, soon);
 }

@@ -1,7 +1,7 @@
 // The notification centre: alerts, bookings and messages sent on the patient's
 // behalf, newest first, with mark-read and mark-all-read. New ones arrive live.
 import { api, el, formatWhen } from "./api.js";
-import { onEvent } from "./events.js";
+import { EVENT, onEvent } from "./events.js";
 
 const $ = (id) => document.getElementById(id);
 const list = $("notification-list");
@@ -83,6 +83,6 @@ $("mark-all").addEventListener("click", async () => {
   }
 });
 $("load-more").addEventListener("click", () => load({ more: true }));
-onEvent("notification", () => load());
-onEvent("reconnected", () => load());
+onEvent(EVENT.NOTIFICATION, () => load());
+onEvent(EVENT.RECONNECTED, () => load());
 load();

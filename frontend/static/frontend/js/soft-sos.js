@@ -5,7 +5,7 @@
 // on the Home page until the episode ends; a resolved or cancelled one is gone. The text is the alert's notification
 // as the server worded it (the API's "notice").
 import { api, el } from "./api.js";
-import { onEvent } from "./events.js";
+import { EVENT, onEvent } from "./events.js";
 
 const container = document.getElementById("alert-banners");
 // After Acknowledge: one short line in place of the banner, on this page only.
@@ -65,6 +65,6 @@ async function refresh() {
 
 if (container) {
   refresh();
-  onEvent("alert", refresh);
-  onEvent("reconnected", refresh);
+  onEvent(EVENT.ALERT, refresh);
+  onEvent(EVENT.RECONNECTED, refresh);
 }

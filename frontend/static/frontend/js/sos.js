@@ -4,7 +4,7 @@
 // prompt when a message did not go out, and ending the SOS with a reason.
 // The server owns the timing; the page only shows countdown_ends_at.
 import { api, el, formatWhen } from "./api.js";
-import { onEvent } from "./events.js";
+import { EVENT, onEvent } from "./events.js";
 
 const $ = (id) => document.getElementById(id);
 const DELIVERY = {
@@ -188,15 +188,15 @@ for (const button of document.querySelectorAll("#sos-end button[data-reason]")) 
 const reread = () => {
   if (alert) load(alert.id);
 };
-onEvent("alert", (data) => {
+onEvent(EVENT.ALERT, (data) => {
   if (data.kind === "hard" && (!alert || data.id === alert.id || !alert.is_active)) load(data.id);
 });
-onEvent("agent_status", reread);
-onEvent("notification", reread);
-onEvent("outbox", (data) => {
+onEvent(EVENT.AGENT_STATUS, reread);
+onEvent(EVENT.NOTIFICATION, reread);
+onEvent(EVENT.OUTBOX, (data) => {
   if (alert && data.alert === alert.id) load(alert.id);
 });
-onEvent("reconnected", reread);
+onEvent(EVENT.RECONNECTED, reread);
 
 // Open on the user's active hard SOS, if there is one (e.g. pressed on another tab).
 (async () => {

@@ -3,7 +3,7 @@
 // Stop and the situation buttons. The server runs the feed; the page only asks
 // for changes and shows what the "watch" events say it is doing.
 import { api } from "./api.js";
-import { onEvent } from "./events.js";
+import { EVENT, onEvent } from "./events.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -199,9 +199,9 @@ for (const button of document.querySelectorAll("[data-scenario]")) {
 $("watch-start").addEventListener("click", () => control({ running: true }));
 $("watch-stop").addEventListener("click", () => control({ running: false }));
 
-onEvent("vitals", (data) => showReading(data.latest ?? {}, data.measured_at));
-onEvent("watch", render);
-onEvent("reconnected", refresh);
+onEvent(EVENT.VITALS, (data) => showReading(data.latest ?? {}, data.measured_at));
+onEvent(EVENT.WATCH, render);
+onEvent(EVENT.RECONNECTED, refresh);
 Object.keys(charts).forEach(draw);
 refresh();
 loadRecent();
