@@ -10,7 +10,6 @@ from health.admin import (  # noqa: F401  (importing registers each domain's adm
     appointments,
     directory,
     messaging,
-    overview_view,
     patients,
     prescriptions,
     reports,
@@ -21,6 +20,3 @@ from health.admin import (  # noqa: F401  (importing registers each domain's adm
 admin.site.site_header = "Agent Lite operator dashboard"
 admin.site.site_title = "Agent Lite operator dashboard"
 admin.site.index_title = "Patients, alerts, appointments and messages"
-
-# The operator's overview page, linked from the top of the admin index.
-overview_view.install(admin.site)

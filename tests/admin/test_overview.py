@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from frontend.operator import overview
 from health import models as m
-from health.admin import overview
 from tests.admin.conftest import populate
 from tests.factories import (
     AgentStepFactory,

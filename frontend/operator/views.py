@@ -1,5 +1,5 @@
 """The operator's overview page at /admin/overview/, inside the admin's own
-layout and login; the numbers come from :mod:`health.admin.overview`."""
+layout and login; the numbers come from :mod:`frontend.operator.overview`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
-from health.admin.charts import bar_chart
-from health.admin.overview import overview
+from frontend.operator.charts import bar_chart
+from frontend.operator.overview import overview
 
 
 def overview_view(request: HttpRequest) -> HttpResponse:
@@ -24,7 +24,7 @@ def overview_view(request: HttpRequest) -> HttpResponse:
     )
     context["chart_rows"] = [(a.day, a.value, sent.value, failed.value) for a, sent, failed in chart_rows]
     context.update(admin.site.each_context(request), title="Overview")
-    return TemplateResponse(request, "admin/health/overview.html", context)
+    return TemplateResponse(request, "admin/operator/overview.html", context)
 
 
 def install(site: admin.AdminSite) -> None:
@@ -37,4 +37,4 @@ def install(site: admin.AdminSite) -> None:
 
     site.get_urls = get_urls
     # The index template adds a prominent link to the overview.
-    site.index_template = "admin/health/index.html"
+    site.index_template = "admin/operator/index.html"

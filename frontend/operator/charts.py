@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from health.admin.overview import Series
+from frontend.operator.overview import Series
 
 WIDTH = 560
 HEIGHT = 120
