@@ -7,3 +7,11 @@ class AgentsConfig(AppConfig):
     name = "agents"
     verbose_name = "Action Manager"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Imported here: models and services need the app registry ready.
+        from agents.services import SosFlows
+        from health import flows
+
+        # The Health Manager starts SOS flows through this registry; health never imports agents.
+        flows.register(SosFlows())

@@ -10,15 +10,18 @@ completes even without a model, thanks to the guard.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+from collections.abc import Iterable
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from agents.llm import ModelBackend, get_backend
-from agents.models import Conversation
+from agents.models import AgentStep, Conversation
 from agents.runtime import Runtime, link_alert
 from agents.trajectory import title_from
+from health.flows import Run
 from health.models import Alert, AlertEvent
 from health.monitor.soft_sos import soft_sos_notice
 
@@ -152,3 +155,24 @@ def run_hard_sos_end(alert_id: int, *, backend: ModelBackend | None = None) -> C
 def run_soft_sos(alert_id: int, *, backend: ModelBackend | None = None) -> Conversation:
     """Notify the user of abnormal vitals (seed paper D.4)."""
     return _run_sos(alert_id, Conversation.Kind.SOFT_SOS, backend)
+
+
+class SosFlows:
+    """The Action Manager's SOS flows as the Health Manager calls them (``health.flows``):
+    registered in ``AgentsConfig.ready()``, so ``health`` never imports ``agents``."""
+
+    def run(self, alert_id: int, kind: str) -> Run:
+        conversation = _run_sos(alert_id, kind, None)
+        return Run(conversation_id=conversation.pk, status=conversation.status)
+
+    def status(self, conversation_id: int) -> str | None:
+        return Conversation.objects.filter(pk=conversation_id).values_list("status", flat=True).first()
+
+    def quiet_runs(self, conversation_ids: Iterable[int], since: dt.datetime) -> list[int]:
+        running = Conversation.objects.filter(pk__in=list(conversation_ids), status=Conversation.Status.RUNNING)
+        busy = set(
+            AgentStep.objects.filter(conversation__in=running, created_at__gte=since).values_list(
+                "conversation_id", flat=True
+            )
+        )
+        return [pk for pk in running.values_list("pk", flat=True) if pk not in busy]

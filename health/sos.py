@@ -11,7 +11,7 @@ The life of a hard SOS alert::
         ▼  the start flow has finished ─▶ the end flow ─▶ dispatch released
       RESOLVED
 
-The SMS themselves are the Action Manager's job (``agents.services``): its SOS
+The SMS themselves are the Action Manager's job (registered in ``health.flows``): its SOS
 guard completes the fixed sequence even without a model. This module owns the
 states, the timing, the rate limits and the bookkeeping around those flows,
 and writes every step on the alert's timeline.
@@ -34,6 +34,8 @@ from django.utils import timezone
 
 from core.events import Event
 from core.realtime import push_to_user
+from health import flows
+from health.flows import sos_flows
 from health.models import Alert, AlertEvent, Ambulance, Dispatch
 
 # Hard SOS alerts that went out (cancelled ones sent nothing) a user may raise
@@ -44,7 +46,7 @@ DEFAULT_MAX_PER_HOUR = 3
 # A start that has not begun this long after its countdown ended is picked up
 # again by the sweep (its task was lost, e.g. the broker was down at enqueue).
 STALLED_START_AFTER = dt.timedelta(seconds=30)
-START_KIND = "hard_sos_start"
+START_KIND = flows.HARD_SOS_START
 
 log = logging.getLogger(__name__)
 
@@ -306,32 +308,28 @@ def cancel(alert: Alert) -> Alert:
 
 
 def _conversation_status(alert: Alert, conversation_kind: str) -> str | None:
-    from agents.models import Conversation
-
     event = AlertEvent.objects.filter(
         alert=alert, kind="agent_conversation", data__conversation_kind=conversation_kind
     ).first()
     if event is None:
         return None
-    return Conversation.objects.filter(pk=event.data["conversation"]).values_list("status", flat=True).first()
+    return sos_flows().status(event.data["conversation"])
 
 
 def _run_start(alert: Alert) -> str | None:
     """Run (or resume, or find finished) the start flow; return its conversation's status."""
-    from agents.services import run_hard_sos_start
-
-    conversation = run_hard_sos_start(alert.pk)
-    if conversation.status in ("completed", "failed") and not alert.events.filter(kind="start_finished").exists():
+    run = sos_flows().run(alert.pk, flows.HARD_SOS_START)
+    if run.finished and not alert.events.filter(kind="start_finished").exists():
         _event(
             alert,
             "start_finished",
             "Emergency start sequence finished."
-            if conversation.status == "completed"
+            if run.status == "completed"
             else "Emergency start sequence finished with errors: see the conversation.",
-            conversation=conversation.pk,
-            status=conversation.status,
+            conversation=run.conversation_id,
+            status=run.status,
         )
-    return conversation.status
+    return run.status
 
 
 def open_after_countdown(alert_id: int) -> bool:
@@ -370,8 +368,6 @@ def overdue_alert_ids(now: dt.datetime | None = None) -> list[int]:
     """Hard SOS alerts whose countdown is over but that were not opened, open
     ones whose start flow never began (a lost task), and open ones whose start
     flow stopped half way (its worker died): the sweep's work."""
-    from agents.models import AgentStep, Conversation
-
     now = now or timezone.now()
     overdue = Alert.objects.filter(kind=Alert.Kind.HARD, state=Alert.State.COUNTDOWN, countdown_ends_at__lte=now)
     open_alerts = Alert.objects.filter(
@@ -385,13 +381,7 @@ def overdue_alert_ids(now: dt.datetime | None = None) -> list[int]:
             alert__in=open_alerts, kind="agent_conversation", data__conversation_kind=START_KIND
         ).values_list("data__conversation", "alert_id")
     )
-    quiet_since = now - stalled_run_after()
-    running = Conversation.objects.filter(pk__in=list(starts), status=Conversation.Status.RUNNING)
-    half_done = [
-        starts[conversation_id]
-        for conversation_id in running.values_list("pk", flat=True)
-        if not AgentStep.objects.filter(conversation_id=conversation_id, created_at__gte=quiet_since).exists()
-    ]
+    half_done = [starts[pk] for pk in sos_flows().quiet_runs(list(starts), now - stalled_run_after())]
     return sorted({*overdue.values_list("pk", flat=True), *never_began, *half_done})
 
 
@@ -445,8 +435,6 @@ def finish_end(alert_id: int) -> bool:
     dispatched after the end; raises ``StartInProgress`` while another worker
     is still running it.
     """
-    from agents.services import run_hard_sos_end
-
     alert = Alert.objects.select_related("user").get(pk=alert_id)
     if alert.kind != Alert.Kind.HARD:
         return False
@@ -454,10 +442,10 @@ def finish_end(alert_id: int) -> bool:
         return True
     if alert.state not in (Alert.State.OPEN, Alert.State.ACKNOWLEDGED):
         return False
-    if _conversation_status(alert, START_KIND) in (None, "running", "idle"):
-        if _run_start(alert) in ("running", "idle"):
+    if _conversation_status(alert, START_KIND) in (None, *flows.UNFINISHED):
+        if _run_start(alert) in flows.UNFINISHED:
             raise StartInProgress(f"alert {alert_id}: the start flow is still running")
-    run_hard_sos_end(alert_id)
+    sos_flows().run(alert_id, flows.HARD_SOS_END)
     now = timezone.now()
     with transaction.atomic():
         locked = Alert.objects.select_for_update().select_related("user").get(pk=alert_id)

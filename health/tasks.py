@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from health import sos
+from health import flows, sos
+from health.flows import sos_flows
 from health.messaging import delivery
 from health.messaging.transports import TransportError
 
@@ -104,6 +105,4 @@ def end_hard_sos(alert_id: int) -> bool:
 @shared_task(acks_late=True)
 def soft_sos(alert_id: int) -> int:
     """Run the Action Manager's soft SOS flow for an alert the monitor raised."""
-    from agents.services import run_soft_sos
-
-    return run_soft_sos(alert_id).pk
+    return sos_flows().run(alert_id, flows.SOFT_SOS).conversation_id

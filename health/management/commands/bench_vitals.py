@@ -37,6 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from celery import current_app as celery_app
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
@@ -46,7 +47,6 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from rest_framework.test import APIClient
 
-from backend.celery import app as celery_app
 from health.models import Device, Notification, VitalReading
 from health.simulator import batches, readings
 
