@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from health.models import Alert, Appointment, InvalidTransition, Notification, SlotUnavailable
 from health.models.appointments import format_when, patient_zone
 from health.monitor.soft_sos import soft_sos_notice
+from health.simulator.feed import scenarios
 from health.sos_delivery import emergency_number
 
 
@@ -123,8 +124,6 @@ def sos(request: HttpRequest) -> HttpResponse:
 @login_required
 def watch(request: HttpRequest) -> HttpResponse:
     """Live vitals from the watch, and the simulated watch driven by /api/watch/simulator/."""
-    from health.simulator.feed import scenarios
-
     return render(request, "frontend/watch.html", {"scenarios": scenarios()})
 
 

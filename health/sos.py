@@ -92,6 +92,8 @@ def push_alert(alert: Alert) -> None:
     transaction.on_commit(lambda: push_to_user(user_id, Event.ALERT, payload), robust=True)
 
 
+# health.tasks is imported where it is used, not at the top: its tasks are thin wrappers around
+# this module's services (it imports this module), and a task must exist before it is enqueued.
 def _tasks_run_eagerly() -> bool:
     from health.tasks import hard_sos_countdown_elapsed
 
