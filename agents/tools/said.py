@@ -353,7 +353,7 @@ def segment_about(name: str, text: str) -> str:
 @cache
 def _bank_phrasings() -> dict[str, tuple[tuple[str, ...], ...]]:
     """Clinical term (lower case) -> the content words of each way the symptom bank says it."""
-    from agents.data.bank import CHILD_LAY, SYMPTOMS
+    from agentlab.data.bank import CHILD_LAY, SYMPTOMS
 
     phrasings: dict[str, list[tuple[str, ...]]] = {}
     for symptom in SYMPTOMS.values():

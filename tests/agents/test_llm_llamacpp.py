@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from agents.llm import gguf_lora
+from tests.agents.helpers import fixture_trajectory
 
 ADAPTERS = Path(__file__).resolve().parents[2] / "agents" / "adapters"
 
@@ -64,7 +65,7 @@ def test_exporting_something_that_is_not_a_lora_is_refused(tmp_path):
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is optional (make llama)")
 @pytest.mark.parametrize("adapters", ["merged", "lora"])
 def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_model_dir, adapters):
-    from agents.llm import bench, llamacpp_backend
+    from agents.llm import llamacpp_backend
     from agents.prompts import build_messages
     from agents.runtime import STOP
     from agents.tools import REGISTRY
@@ -79,7 +80,7 @@ def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_m
     assert not backend.few_shot
     # merged: one model per role; lora: both roles on one model
     assert (backend.runners["planner"] is backend.runners["caller"]) == (adapters == "lora")
-    states = bench.load_states("d1_appointment_generic.json")
+    states = fixture_trajectory("d1_appointment_generic.json")["interaction_trajectory"]
     steps = [(i, state["from"]) for i, state in enumerate(states) if state["from"] in ("planner", "caller")]
     for index, role in steps[:3]:  # planner, caller, planner: the second planner step reuses its cache
         generation = backend.generate(role, build_messages(role, states[:index], REGISTRY), STOP[role], timeout=120)
@@ -96,7 +97,7 @@ def test_the_plain_base_on_llama_cpp_answers_in_the_planner_format_and_with_vali
     """No adapters: the structured planner and the schema-constrained caller answer, on llama.cpp too."""
     from transformers import AutoTokenizer
 
-    from agents.llm import bench, llamacpp_backend, model_store
+    from agents.llm import llamacpp_backend, model_store
     from agents.prompts import build_messages
     from agents.runtime import STOP
     from agents.tools import REGISTRY
@@ -108,7 +109,7 @@ def test_the_plain_base_on_llama_cpp_answers_in_the_planner_format_and_with_vali
         {"planner": runner, "caller": runner}, tokenizer, [tokenizer.eos_token_id], trained=[]
     )
     assert backend.few_shot
-    states = bench.load_states("d1_appointment_generic.json")
+    states = fixture_trajectory("d1_appointment_generic.json")["interaction_trajectory"]
     steps = [(i, state["from"]) for i, state in enumerate(states) if state["from"] in ("planner", "caller")]
     for index, role in steps[:4]:
         messages = build_messages(role, states[:index], REGISTRY, few_shot=True)

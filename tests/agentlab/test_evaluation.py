@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from agents.evaluation import metrics, offline, scenarios
+from agentlab.evaluation import metrics, offline, scenarios
 from agents.llm.scripted import ScriptedBackend
 from agents.models import Conversation
 from health import demo_data
@@ -630,7 +630,7 @@ def test_agent_scenarios_rejects_a_missing_symptom2disease_folder(tmp_path, db):
 
 
 def test_per_category_keeps_whole_conversations_seen_and_unseen(tmp_path):
-    from agents.evaluation.offline import load_samples
+    from agentlab.evaluation.offline import load_samples
 
     rows = []
     for conversation, category, unseen in [("a", "general", False), ("b", "general", False), ("c", "general", True)]:

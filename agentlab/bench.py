@@ -22,7 +22,7 @@ from agents.prompts import build_messages
 from agents.runtime import STOP
 from agents.tools import REGISTRY
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "agents" / "data"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "agents" / "data"
 TRAJECTORIES = {"appointment (D.1)": "d1_appointment_generic.json", "hard SOS start (D.5)": "d5_hard_sos_start.json"}
 
 

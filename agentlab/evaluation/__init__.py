@@ -1,10 +1,10 @@
 """Evaluation of the Action Manager's planner and caller models (issue 4 §5).
 
-* :mod:`agents.evaluation.metrics`: pure scoring functions (BLEU, ROUGE, the
+* :mod:`agentlab.evaluation.metrics`: pure scoring functions (BLEU, ROUGE, the
   caller's ToolAcc/ParamAcc/ValuesAcc, CAMPHOR's Tool F1 and Plan F1).
-* :mod:`agents.evaluation.offline`: runs a backend over the SFT test split,
+* :mod:`agentlab.evaluation.offline`: runs a backend over the SFT test split,
   one prompt at a time (``manage.py agent_eval``).
-* :mod:`agents.evaluation.scenarios`: whole conversations through the live
+* :mod:`agentlab.evaluation.scenarios`: whole conversations through the live
   runtime with a simulated user, checked in the database
   (``manage.py agent_scenarios``).
 """

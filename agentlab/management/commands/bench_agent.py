@@ -11,7 +11,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.llm import bench, get_backend, model_store, resolved_choice
+from agentlab import bench
+from agents.llm import get_backend, model_store, resolved_choice
 from agents.prompts import build_messages
 from agents.tools import REGISTRY
 

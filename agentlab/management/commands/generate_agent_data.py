@@ -13,10 +13,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from agents import shards
-from agents.data import workers as parallel
-from agents.data.generator import Holdout, Report, generate, parse_mix, plan_specs
-from agents.data.sft import Writer
+from agentlab import shards
+from agentlab.data import workers as parallel
+from agentlab.data.generator import Holdout, Report, generate, parse_mix, plan_specs
+from agentlab.data.sft import Writer
 
 
 def _shard(value: str) -> tuple[int, int]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from agentlab.training import card
 from agents.llm import model_store
-from agents.training import card
 
 
 class Command(BaseCommand):

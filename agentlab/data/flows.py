@@ -18,8 +18,8 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.data import phrasing
-from agents.data.bank import SYMPTOMS, Disease
+from agentlab.data import phrasing
+from agentlab.data.bank import SYMPTOMS, Disease
 from agents.trajectory import END
 
 APPOINTMENT_CATEGORIES = ("general", "counter", "negative", "dietician")

@@ -63,7 +63,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from agents.jsonl import read_jsonl
+from agentlab.jsonl import read_jsonl
 from agents.llm.base import ModelBackend
 from agents.models import Conversation
 from agents.tools.errors import NotFound
@@ -537,7 +537,7 @@ def _percent(value: float | None) -> str:
 
 
 def render_report(data: dict[str, Any]) -> str:
-    from agents.evaluation.offline import table
+    from agentlab.evaluation.offline import table
 
     rows = [["case", "expected", "specialization", "booked (expected)", "status", "steps", "model s", "pass"]]
     for case in data["cases"]:

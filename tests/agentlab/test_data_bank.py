@@ -1,4 +1,4 @@
-"""The disease/symptom bank and the complaint phrasing engine (agents.data.bank, agents.data.phrasing)."""
+"""The disease/symptom bank and the complaint phrasing engine (agentlab.data.bank, agentlab.data.phrasing)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from agents.data import phrasing
-from agents.data.bank import CHILD_LAY, DISEASES, SPECIALIZATIONS, SYMPTOMS, Disease, diseases_for
+from agentlab.data import phrasing
+from agentlab.data.bank import CHILD_LAY, DISEASES, SPECIALIZATIONS, SYMPTOMS, Disease, diseases_for
 from health.demo_data import SPECIALIZATIONS as DEMO_SPECIALIZATIONS
 
 # Appendix C of the Agent-Lite paper, in its order.

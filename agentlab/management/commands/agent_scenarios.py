@@ -7,7 +7,7 @@
 A case file has one JSON object a line: {"id", "message", "answers": [...],
 "accept_appointment": bool, "expect": {"specializations": [...], "booked": bool}}.
 Nothing persists: every case runs in a rolled-back transaction (see
-agents.evaluation.scenarios).
+agentlab.evaluation.scenarios).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.evaluation import scenario_workers, scenarios
-from agents.evaluation.offline import write_json
+from agentlab.evaluation import scenario_workers, scenarios
+from agentlab.evaluation.offline import write_json
 from agents.services import load_backend
 
 

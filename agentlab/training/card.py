@@ -43,7 +43,7 @@ def render(
     scenarios: Path | None,
     symptom2disease: Path | None,
 ) -> str:
-    from agents.evaluation import offline as offline_eval
+    from agentlab.evaluation import offline as offline_eval
 
     training = _load(adapter / "training.json") or {}
     data = _load(data_report) or {}

@@ -5,7 +5,7 @@
 
 Prints the seed paper's Tables 2 and 3 (per category, the appointment average,
 seen/unseen, all) and CAMPHOR's Tool F1 / Plan F1; the JSON file holds the
-same plus every sample's prediction and scores. See agents.evaluation.
+same plus every sample's prediction and scores. See agentlab.evaluation.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.evaluation import offline
+from agentlab.evaluation import offline
 from agents.services import load_backend
 
 

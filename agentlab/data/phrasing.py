@@ -1,7 +1,7 @@
 """Combinatorial phrasing of user messages about symptoms.
 
 ``complaint`` writes the first message of an appointment conversation from a
-disease of :mod:`agents.data.bank`: it samples symptoms (the most characteristic
+disease of :mod:`agentlab.data.bank`: it samples symptoms (the most characteristic
 one usually among them), orders them at random, picks a template family (terse
 list, chatty story, formal register, texting style, ...) and fills it with lay or
 clinical wording, durations, onset and severity. ``vague_complaint`` writes the
@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from agents.data.bank import CHILD_LAY, COUNTABLE, NOT_NOUN_PHRASE, SYMPTOMS, Disease, Symptom
+from agentlab.data.bank import CHILD_LAY, COUNTABLE, NOT_NOUN_PHRASE, SYMPTOMS, Disease, Symptom
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ timeout). Scores are grouped as in the seed paper's Tables 2 and 3: per
 category, an "appointment (avg)" row that averages the appointment categories'
 rows (as the paper's "average RougeL" does), "seen" and "unseen" rows, and
 "all". CAMPHOR's Tool F1 / Plan F1 are computed per conversation from the
-caller samples (see :mod:`agents.evaluation.metrics`).
+caller samples (see :mod:`agentlab.evaluation.metrics`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.evaluation import metrics
-from agents.jsonl import read_jsonl
+from agentlab.evaluation import metrics
+from agentlab.jsonl import read_jsonl
 from agents.llm.base import ROLES, Message, ModelBackend
 
 CATEGORIES = (

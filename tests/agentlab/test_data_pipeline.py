@@ -14,8 +14,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from agents.data.bank import DISEASES
-from agents.data.generator import Holdout
+from agentlab.data.bank import DISEASES
+from agentlab.data.generator import Holdout
 from agents.models import Conversation
 from agents.tools import REGISTRY
 from agents.trajectory import parse_caller, parse_planner, validate_trajectory
@@ -71,7 +71,7 @@ def test_observations_come_from_the_real_tools(dataset):
 
 
 def test_a_vague_complaint_is_asked_about_again_exactly_while_it_names_too_few_symptoms(dataset):
-    from agents.data.flows import ENOUGH_SYMPTOMS
+    from agentlab.data.flows import ENOUGH_SYMPTOMS
 
     counters = [row for row in read(dataset / "trajectories.jsonl") if row["category"] == "counter"]
     assert counters
@@ -190,7 +190,7 @@ def test_bad_arguments_are_refused(tmp_path):
 def test_encode_labels_only_the_completions(tiny_model_dir):
     from transformers import AutoTokenizer
 
-    from agents.training.lora import encode
+    from agentlab.training.lora import encode
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir, local_files_only=True)
     chat = [

@@ -1,13 +1,13 @@
 """Synthetic trajectories through the real runtime (seed paper §6.1-6.3).
 
 Each conversation runs in the live :class:`~agents.runtime.Runtime` with a
-*policy* in place of the model: a flow (agents.data.flows) that answers every
+*policy* in place of the model: a flow (agentlab.data.flows) that answers every
 planner and caller turn from the observations the real tools returned, in a
-generated environment (agents.data.environment). So tools, schema validation,
+generated environment (agentlab.data.environment). So tools, schema validation,
 suspension for questions and the SOS guard are exactly those of production.
 
 Verification (§6.3): the exported trajectory is then replayed through
-:func:`agents.trajectory.replay` on the same environment; a trajectory that
+:func:`agentlab.replay.replay` on the same environment; a trajectory that
 does not reproduce its observations is dropped and counted. Everything runs
 inside transactions that are rolled back: nothing is left in the database.
 """
@@ -23,15 +23,16 @@ from typing import Any
 
 from django.db import transaction
 
-from agents.data import environment as env
-from agents.data import flows, phrasing
-from agents.data.bank import DISEASES, SPECIALIZATIONS, Disease
+from agentlab.data import environment as env
+from agentlab.data import flows, phrasing
+from agentlab.data.bank import DISEASES, SPECIALIZATIONS, Disease
+from agentlab.replay import replay
 from agents.guard import SEQUENCES
 from agents.llm.base import Generation, ModelBackend
 from agents.models import Conversation
 from agents.runtime import Runtime, link_alert, system_value
 from agents.services import SOS_REQUESTS
-from agents.trajectory import export_conversation, render_caller, render_planner, replay, title_from
+from agents.trajectory import export_conversation, render_caller, render_planner, title_from
 from core import realtime
 
 KINDS = {

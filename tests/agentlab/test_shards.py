@@ -1,4 +1,4 @@
-from agents import shards
+from agentlab import shards
 
 
 def test_workers_share_the_cores_out(monkeypatch):

@@ -13,7 +13,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-from agents import shards
+from agentlab import shards
 
 FILES = ("trajectories", "planner_train", "caller_train", "test", "scenarios_test")
 

@@ -21,8 +21,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from agents.data.cases import case_from_trajectory
-from agents.data.generator import Sample
+from agentlab.data.cases import case_from_trajectory
+from agentlab.data.generator import Sample
 from agents.llm.base import ROLES
 from agents.prompts import build_chat, own_output
 from agents.tools import REGISTRY

@@ -16,8 +16,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agents import shards
-from agents.evaluation.scenarios import Case, CaseResult, report
+from agentlab import shards
+from agentlab.evaluation.scenarios import Case, CaseResult, report
 
 RESULTS_FILE = "results.json"
 
@@ -58,7 +58,7 @@ def run_sharded(cases: Sequence[Case], workers: int, progress: Any = None) -> di
 
 def run_worker(path: str | Path, backend: Any) -> None:
     """The worker's side: migrate its own database, run its cases, write results and progress beside them."""
-    from agents.evaluation.scenarios import run_cases
+    from agentlab.evaluation.scenarios import run_cases
 
     directory = Path(path).parent
     shards.prepare_worker_database()

@@ -39,7 +39,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, role: str, **options) -> None:
-        from agents.training.lora import Config, TrainingError, train
+        from agentlab.training.lora import Config, TrainingError, train
 
         data_dir = Path(settings.DATA_DIR)
         try:

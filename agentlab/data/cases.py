@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from agents.data.flows import APPOINTMENT_CATEGORIES
+from agentlab.data.flows import APPOINTMENT_CATEGORIES
 
 PROPOSAL_TOOLS = ("confirm_appointment", "store_symptoms")
 
