@@ -11,7 +11,7 @@ A trajectory is a list of states ``{"from": role, "value": ...}``:
 Appendix D wraps the list as ``{"interaction_trajectory": [...]}``; both
 forms are accepted. Models speak the planner as
 ``<reason>…</reason><action>…</action>`` and the caller as one JSON object.
-Replaying a recorded trajectory against the real tools is the lab's (agentlab.replay).
+Replaying a recording against the real tools is offline work and lives with the lab, not here.
 """
 
 from __future__ import annotations

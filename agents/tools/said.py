@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from agents.knowledge import symptom_bank
+
 # --- words ---------------------------------------------------------------------------------
 
 _NUMBER_WORDS = {
@@ -353,11 +355,10 @@ def segment_about(name: str, text: str) -> str:
 @cache
 def _bank_phrasings() -> dict[str, tuple[tuple[str, ...], ...]]:
     """Clinical term (lower case) -> the content words of each way the symptom bank says it."""
-    from agentlab.data.bank import CHILD_LAY, SYMPTOMS
-
+    bank = symptom_bank()
     phrasings: dict[str, list[tuple[str, ...]]] = {}
-    for symptom in SYMPTOMS.values():
-        ways = [symptom.clinical, *symptom.lay, *CHILD_LAY.get(symptom.key, ())]
+    for symptom in bank.symptoms.values():
+        ways = [symptom.clinical, *symptom.lay, *bank.child_lay.get(symptom.key, ())]
         phrasings.setdefault(symptom.clinical.lower(), []).extend(
             tuple(content_words(way)) for way in ways if content_words(way)
         )
