@@ -15,8 +15,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import OwnedQuerysetMixin, domain_errors
-from health.api.services import acknowledge_alert, cancel_alert
+from health import sos
+from health.api.base import OwnedQuerysetMixin, domain_errors, sos_errors
 from health.models import Alert, AlertEvent
 from health.monitor.soft_sos import soft_sos_notice
 from health.sos_delivery import delivery_report
@@ -102,13 +102,13 @@ class AlertViewSet(OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
     def acknowledge(self, request: Request, pk: str | None = None) -> Response:
         """Open soft SOS -> acknowledged (the patient has seen it)."""
         with domain_errors():
-            alert = acknowledge_alert(self.get_object())
+            alert = self.get_object().acknowledge()
         return self._respond(alert)
 
     @extend_schema(request=None, responses={200: AlertSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
-        """Active soft SOS, or hard SOS still counting down -> cancelled."""
-        with domain_errors():
-            alert = cancel_alert(self.get_object())
+        """Active soft SOS, or hard SOS still counting down -> cancelled (nothing was sent)."""
+        with sos_errors():
+            alert = sos.cancel(self.get_object())
         return self._respond(alert)

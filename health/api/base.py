@@ -6,7 +6,9 @@
   requesting user's own rows; another user's id gets the same "does not exist"
   error as an id that was never used, so ids leak nothing.
 - ``Conflict`` and ``domain_errors``: a refused state change (slot taken,
-  transition not allowed) answers 409 with the model's own message.
+  transition not allowed) answers 409 with the model's own message;
+  ``sos_errors`` does the same for ``health.sos``'s refusals (and 429 for its
+  hourly limit).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from rest_framework import exceptions, serializers, status
 
+from health import sos
 from health.models import InvalidTransition, SlotUnavailable
 from health.validators import normalize_e164
 
@@ -28,8 +31,10 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
-class RefusedTransition(Exception):
-    """A state change this API refuses (e.g. acknowledging a cancelled alert)."""
+class TooManySos(exceptions.APIException):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_detail = "Too many SOS alerts in the last hour."
+    default_code = "sos_rate_limited"
 
 
 @contextmanager
@@ -37,7 +42,20 @@ def domain_errors() -> Iterator[None]:
     """Turn the domain's refusals into 409 answers that carry their message."""
     try:
         yield
-    except (SlotUnavailable, InvalidTransition, RefusedTransition) as exc:
+    except (SlotUnavailable, InvalidTransition) as exc:
+        raise Conflict(str(exc)) from exc
+
+
+@contextmanager
+def sos_errors() -> Iterator[None]:
+    """A refused SOS step answers 409, the hourly limit 429, each with its message."""
+    try:
+        yield
+    except sos.EndReasonMissing as exc:
+        raise exceptions.ValidationError({"reason": [str(exc)]}) from exc
+    except sos.SosRateLimited as exc:
+        raise TooManySos(str(exc)) from exc
+    except sos.SosRefused as exc:
         raise Conflict(str(exc)) from exc
 
 

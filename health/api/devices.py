@@ -7,7 +7,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from health.api.base import OwnedQuerysetMixin
-from health.api.services import revoke_device
 from health.models import Device
 
 
@@ -20,29 +19,8 @@ class DeviceSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Device
-        fields = [
-            "id",
-            "name",
-            "kind",
-            "token_prefix",
-            "token",
-            "is_active",
-            "last_seen_at",
-            "last_latitude",
-            "last_longitude",
-            "last_located_at",
-            "revoked_at",
-            "created_at",
-        ]
-        read_only_fields = [
-            "token_prefix",
-            "last_seen_at",
-            "last_latitude",
-            "last_longitude",
-            "last_located_at",
-            "revoked_at",
-            "created_at",
-        ]
+        fields = ["id", "name", "kind", "token", "is_active", *Device.SYSTEM_FIELDS]
+        read_only_fields = Device.SYSTEM_FIELDS
 
     def get_token(self, device: Device) -> str | None:
         return getattr(device, "clear_token", None)
@@ -72,4 +50,4 @@ class DeviceViewSet(
         return Response(self.get_serializer(device).data, status=status.HTTP_201_CREATED)
 
     def perform_destroy(self, instance: Device) -> None:
-        revoke_device(instance)
+        instance.revoke()

@@ -12,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin, domain_errors
-from health.api.services import mark_dose_taken, snooze_dose
 from health.models import DoseEvent, Medication, Prescription, Reminder
 
 CLOCK_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
@@ -146,16 +145,16 @@ class DoseEventViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.Retriev
     def taken(self, request: Request, pk: str | None = None) -> Response:
         """The patient took this dose."""
         with domain_errors():
-            dose = mark_dose_taken(self.get_object())
+            dose = self.get_object().take()
         return Response(DoseEventSerializer(dose).data)
 
     @extend_schema(request=SnoozeSerializer, responses={200: DoseEventSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def snooze(self, request: Request, pk: str | None = None) -> Response:
-        """Remind the patient again in ``minutes`` (1-240, default 10)."""
+        """Put this dose off for ``minutes`` (1-240, default 10): it is recorded as snoozed until then."""
         dose = self.get_object()
         params = SnoozeSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         with domain_errors():
-            dose = snooze_dose(dose, minutes=params.validated_data["minutes"])
+            dose.snooze(params.validated_data["minutes"])
         return Response(DoseEventSerializer(dose).data)

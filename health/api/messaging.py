@@ -11,7 +11,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from health.api.base import OwnedQuerysetMixin
-from health.api.services import mark_all_notifications_read, mark_notification_read
 from health.models import Notification, OutboundMessage
 
 
@@ -82,13 +81,13 @@ class NotificationViewSet(OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"], url_path="mark-read", url_name="mark-read")
     def mark_read(self, request: Request, pk: str | None = None) -> Response:
         """Mark this notification as read (again is harmless)."""
-        return Response(NotificationSerializer(mark_notification_read(self.get_object())).data)
+        return Response(NotificationSerializer(self.get_object().mark_read()).data)
 
     @extend_schema(request=None, responses=MarkedReadSerializer)
     @action(detail=False, methods=["post"], url_path="mark-all-read", url_name="mark-all-read")
     def mark_all_read(self, request: Request) -> Response:
         """Mark every unread notification as read; answers how many were."""
-        return Response({"marked": mark_all_notifications_read(self.get_queryset())})
+        return Response({"marked": self.get_queryset().mark_read()})
 
     @extend_schema(responses=UnreadCountSerializer)
     @action(detail=False, methods=["get"], url_path="unread-count", url_name="unread-count")

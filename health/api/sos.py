@@ -11,38 +11,16 @@ Cancelling and acknowledging stay on /api/alerts/. The rules are in ``health.sos
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions, serializers, status, viewsets
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from health import sos
 from health.api.alerts import CONFLICT, AlertSerializer
-from health.api.base import Conflict, OwnedQuerysetMixin
+from health.api.base import OwnedQuerysetMixin, sos_errors
 from health.models import Alert
-
-
-class TooManySos(exceptions.APIException):
-    status_code = status.HTTP_429_TOO_MANY_REQUESTS
-    default_detail = "Too many SOS alerts in the last hour."
-    default_code = "sos_rate_limited"
-
-
-@contextmanager
-def sos_errors() -> Iterator[None]:
-    """A refused SOS step answers 409, the hourly limit 429, each with its message."""
-    try:
-        yield
-    except sos.EndReasonMissing as exc:
-        raise exceptions.ValidationError({"reason": [str(exc)]}) from exc
-    except sos.SosRateLimited as exc:
-        raise TooManySos(str(exc)) from exc
-    except sos.SosRefused as exc:
-        raise Conflict(str(exc)) from exc
 
 
 class SosPressSerializer(serializers.Serializer):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.db import models
-from django.db.models import Q
+import datetime as dt
 
+from django.conf import settings
+from django.db import models, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from health.models.appointments import InvalidTransition
 from health.validators import validate_e164, validate_latitude, validate_longitude
 
 
@@ -22,6 +26,53 @@ class Ambulance(models.Model):
 
     def __str__(self) -> str:
         return self.code
+
+
+class AlertQuerySet(models.QuerySet):
+    """An operator's follow-up of many alerts at once (the admin's actions). The
+    SOS flow's own steps (cancel, end, escalate) are ``health.sos``'s."""
+
+    def acknowledge(self, *, operator: str, via: str = "admin") -> int:
+        """Move the open alerts among these to acknowledged, with a timeline event
+        each; return how many moved. Alerts still counting down are left to the
+        SOS flow (the patient may yet cancel them)."""
+        with transaction.atomic():
+            return len(self._advance(Alert.State.ACKNOWLEDGED, "acknowledged_at", operator, via, timezone.now()))
+
+    def resolve(self, *, operator: str, via: str = "admin") -> int:
+        """Resolve the open or acknowledged alerts among these, release their
+        ambulances' active dispatches and record it on each timeline; return how
+        many were resolved."""
+        with transaction.atomic():
+            now = timezone.now()
+            alerts = self._advance(Alert.State.RESOLVED, "resolved_at", operator, via, now)
+            Dispatch.objects.filter(alert__in=alerts, released_at__isnull=True).update(released_at=now)
+        return len(alerts)
+
+    def _advance(self, target: str, stamp: str, operator: str, via: str, now: dt.datetime) -> list[Alert]:
+        """Lock the alerts among these that may move to ``target`` (from an earlier
+        active state, never from the countdown), move them, stamp ``stamp`` and
+        write "<target> by operator ..." on each timeline. Inside a transaction."""
+        sources = {
+            Alert.State.ACKNOWLEDGED: [Alert.State.OPEN],
+            Alert.State.RESOLVED: [Alert.State.OPEN, Alert.State.ACKNOWLEDGED],
+        }[target]
+        alerts = list(self.select_for_update().filter(state__in=sources))
+        for alert in alerts:
+            alert.state = target
+            setattr(alert, stamp, now)
+            alert.save(update_fields=["state", stamp])
+        label = Alert.State(target).label
+        AlertEvent.objects.bulk_create(
+            AlertEvent(
+                alert=alert,
+                kind=target,
+                message=f"{label} by operator {operator}.",
+                data={"operator": operator, "via": via},
+            )
+            for alert in alerts
+        )
+        return alerts
 
 
 class Alert(models.Model):
@@ -68,6 +119,8 @@ class Alert(models.Model):
     acknowledged_at = models.DateTimeField(null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
 
+    objects = AlertQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
         constraints = [
@@ -87,6 +140,23 @@ class Alert(models.Model):
     @property
     def is_active(self) -> bool:
         return self.state in self.ACTIVE_STATES
+
+    def acknowledge(self) -> Alert:
+        """The patient has seen this open soft SOS: stamped, and written on its timeline.
+        A hard SOS is ended through ``health.sos``, not acknowledged; cancelling is
+        ``health.sos.cancel`` (the one implementation, with the countdown's timer)."""
+        with transaction.atomic():
+            locked = Alert.objects.select_for_update().get(pk=self.pk)
+            if locked.kind != Alert.Kind.SOFT:
+                raise InvalidTransition("Only a soft SOS can be acknowledged here.")
+            if locked.state != Alert.State.OPEN:
+                raise InvalidTransition(f"Cannot acknowledge an alert that is {locked.state}.")
+            locked.state = Alert.State.ACKNOWLEDGED
+            locked.acknowledged_at = timezone.now()
+            locked.save(update_fields=["state", "acknowledged_at"])
+            AlertEvent.objects.create(alert=locked, kind="acknowledged", message="Acknowledged by the patient.")
+        self.state, self.acknowledged_at = locked.state, locked.acknowledged_at
+        return self
 
 
 class AlertEvent(models.Model):

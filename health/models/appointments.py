@@ -43,7 +43,7 @@ def format_when(starts_at: dt.datetime, ends_at: dt.datetime | None, tz: zoneinf
 
 
 class InvalidTransition(Exception):
-    """The appointment cannot move to the requested state from its current one."""
+    """A row (appointment, alert, dose) cannot move to the requested state from its current one."""
 
 
 class Appointment(models.Model):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class OutboundMessage(models.Model):
@@ -70,6 +71,13 @@ class OutboundMessage(models.Model):
         return self.alert_id is not None and self.recipient_kind != self.RecipientKind.PATIENT
 
 
+class NotificationQuerySet(models.QuerySet):
+    def mark_read(self) -> int:
+        """Stamp the unread notifications among these as read; return how many were unread.
+        A conditional update: two tabs marking the same one at once stamp it once."""
+        return self.filter(read_at__isnull=True).update(read_at=timezone.now())
+
+
 class Notification(models.Model):
     class Level(models.TextChoices):
         INFO = "info", "Info"
@@ -86,9 +94,18 @@ class Notification(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     read_at = models.DateTimeField(null=True, blank=True)
 
+    objects = NotificationQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["user", "read_at"])]
 
     def __str__(self) -> str:
         return self.title
+
+    def mark_read(self) -> Notification:
+        """Stamp the notification as read; reading it again keeps the first time."""
+        if self.read_at is None:
+            Notification.objects.filter(pk=self.pk).mark_read()
+            self.refresh_from_db(fields=["read_at"])
+        return self

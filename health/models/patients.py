@@ -6,7 +6,7 @@ import hashlib
 import secrets
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 
 from health.validators import (
@@ -99,6 +99,18 @@ class Device(models.Model):
         PHONE = "phone", "Phone"
         SIMULATOR = "simulator", "Simulator"
 
+    # What the system writes (pairing, readings, revocation), never a person: read-only in the
+    # API and the admin, which list these. token_hash is in no list: nothing ever shows it.
+    SYSTEM_FIELDS = (
+        "token_prefix",
+        "last_seen_at",
+        "last_latitude",
+        "last_longitude",
+        "last_located_at",
+        "revoked_at",
+        "created_at",
+    )
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="devices")
     name = models.CharField(max_length=80)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.WATCH)
@@ -134,6 +146,19 @@ class Device(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+    def revoke(self) -> bool:
+        """Make the device's token stop working from now on; the device row, and the
+        readings it sent, stay. Revoking twice keeps the first revocation time.
+        Returns whether this call revoked it (False: it already was)."""
+        with transaction.atomic():
+            locked = Device.objects.select_for_update().get(pk=self.pk)
+            revoking = locked.revoked_at is None
+            if revoking:
+                locked.revoked_at = timezone.now()
+                locked.save(update_fields=["revoked_at"])
+        self.revoked_at = locked.revoked_at
+        return revoking
 
     def touch(self) -> None:
         now = timezone.now()

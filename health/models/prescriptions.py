@@ -7,8 +7,11 @@ import uuid
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F, Q
+from django.utils import timezone
+
+from health.models.appointments import InvalidTransition
 
 
 def prescription_upload_path(instance: Prescription, filename: str) -> str:
@@ -120,6 +123,10 @@ class DoseEvent(models.Model):
         SNOOZED = "snoozed", "Snoozed"
         MISSED = "missed", "Missed"
 
+    # Taken also late, after it was marked missed: the record should say what happened.
+    TAKEABLE_STATES = (State.DUE, State.SENT, State.SNOOZED, State.MISSED)
+    SNOOZABLE_STATES = (State.DUE, State.SENT, State.SNOOZED)
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="dose_events")
     reminder = models.ForeignKey(Reminder, on_delete=models.CASCADE, related_name="dose_events")
     due_at = models.DateTimeField()
@@ -137,3 +144,33 @@ class DoseEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reminder.medication} due {self.due_at:%Y-%m-%d %H:%M} ({self.state})"
+
+    def take(self) -> DoseEvent:
+        """Record that the patient took the dose (also late, after it was marked missed)."""
+        return self._move(self.State.TAKEN, self.TAKEABLE_STATES, "This dose is already {state}.")
+
+    def snooze(self, minutes: int) -> DoseEvent:
+        """Record that the patient put off this dose (not taken or missed) for ``minutes``:
+        snoozed, with ``snoozed_until`` that far from now."""
+        return self._move(
+            self.State.SNOOZED,
+            self.SNOOZABLE_STATES,
+            "Cannot snooze a dose that is {state}.",
+            snooze=dt.timedelta(minutes=minutes),
+        )
+
+    def _move(
+        self, target: str, allowed: tuple[str, ...], refusal: str, snooze: dt.timedelta | None = None
+    ) -> DoseEvent:
+        """Lock the row; from a state not ``allowed`` refuse with ``refusal``
+        (``InvalidTransition``), else move to ``target``, acted on now."""
+        with transaction.atomic():
+            locked = DoseEvent.objects.select_for_update().get(pk=self.pk)
+            if locked.state not in allowed:
+                raise InvalidTransition(refusal.format(state=locked.state))
+            now = timezone.now()
+            locked.state, locked.acted_at = target, now
+            locked.snoozed_until = None if snooze is None else now + snooze
+            locked.save(update_fields=["state", "acted_at", "snoozed_until"])
+        self.state, self.acted_at, self.snoozed_until = locked.state, locked.acted_at, locked.snoozed_until
+        return self
