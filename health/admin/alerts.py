@@ -8,84 +8,35 @@ to the alert's timeline like any other.
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
 
 from health.admin.base import ReadOnlyTabularInline, ViewOnlyAdmin
 from health.models import Alert, AlertEvent, Ambulance, Dispatch
 
 
-def acknowledge_alerts(alert_ids: list[int], *, operator: str) -> int:
-    """Move the open alerts among ``alert_ids`` to acknowledged, with a timeline
-    event each; return how many moved. Alerts still counting down are left to
-    the SOS flow (the patient may yet cancel them)."""
-    with transaction.atomic():
-        alerts = list(Alert.objects.select_for_update().filter(pk__in=alert_ids, state=Alert.State.OPEN))
-        now = timezone.now()
-        for alert in alerts:
-            alert.state = Alert.State.ACKNOWLEDGED
-            alert.acknowledged_at = now
-            alert.save(update_fields=["state", "acknowledged_at"])
-        AlertEvent.objects.bulk_create(
-            AlertEvent(
-                alert=alert,
-                kind="acknowledged",
-                message=f"Acknowledged by operator {operator}.",
-                data={"operator": operator, "via": "admin"},
-            )
-            for alert in alerts
-        )
-    return len(alerts)
+def _report(modeladmin: AlertAdmin, request: HttpRequest, selected: list, done: int, verb: str, left: str) -> None:
+    modeladmin.message_user(request, f"{verb} {done} alert(s).", messages.SUCCESS)
+    if done < len(selected):
+        modeladmin.message_user(request, f"{len(selected) - done} alert(s) {left}; left unchanged.")
 
 
-def resolve_alerts(alert_ids: list[int], *, operator: str) -> int:
-    """Resolve the open or acknowledged alerts among ``alert_ids``, release
-    their ambulances' active dispatches and record it on each timeline; return
-    how many were resolved."""
-    with transaction.atomic():
-        alerts = list(
-            Alert.objects.select_for_update().filter(
-                pk__in=alert_ids, state__in=[Alert.State.OPEN, Alert.State.ACKNOWLEDGED]
-            )
-        )
-        now = timezone.now()
-        for alert in alerts:
-            alert.state = Alert.State.RESOLVED
-            alert.resolved_at = now
-            alert.save(update_fields=["state", "resolved_at"])
-        Dispatch.objects.filter(alert__in=alerts, released_at__isnull=True).update(released_at=now)
-        AlertEvent.objects.bulk_create(
-            AlertEvent(
-                alert=alert,
-                kind="resolved",
-                message=f"Resolved by operator {operator}.",
-                data={"operator": operator, "via": "admin"},
-            )
-            for alert in alerts
-        )
-    return len(alerts)
+# Each action works on a fresh queryset of the selected ids: the changelist's joins
+# the patient, and select_for_update would lock the patients' rows as well.
 
 
 @admin.action(description="Acknowledge the selected open alerts", permissions=["change"])
 def acknowledge(modeladmin: AlertAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     selected = list(queryset.values_list("pk", flat=True))
-    done = acknowledge_alerts(selected, operator=request.user.get_username())
-    modeladmin.message_user(request, f"Acknowledged {done} alert(s).", messages.SUCCESS)
-    if done < len(selected):
-        modeladmin.message_user(request, f"{len(selected) - done} alert(s) were not open; left unchanged.")
+    done = Alert.objects.filter(pk__in=selected).acknowledge(operator=request.user.get_username())
+    _report(modeladmin, request, selected, done, "Acknowledged", "were not open")
 
 
 @admin.action(description="Resolve the selected alerts (releases their ambulances)", permissions=["change"])
 def resolve(modeladmin: AlertAdmin, request: HttpRequest, queryset: QuerySet) -> None:
     selected = list(queryset.values_list("pk", flat=True))
-    done = resolve_alerts(selected, operator=request.user.get_username())
-    modeladmin.message_user(request, f"Resolved {done} alert(s).", messages.SUCCESS)
-    if done < len(selected):
-        modeladmin.message_user(
-            request, f"{len(selected) - done} alert(s) were counting down or already closed; left unchanged."
-        )
+    done = Alert.objects.filter(pk__in=selected).resolve(operator=request.user.get_username())
+    _report(modeladmin, request, selected, done, "Resolved", "were counting down or already closed")
 
 
 class ActiveAlertFilter(admin.SimpleListFilter):

@@ -13,34 +13,13 @@ from django.contrib.auth.admin import UserAdmin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from health.admin.base import ReadOnlyTabularInline
 from health.models import Device, EmergencyContact, PatientProfile
 
 # Everything on a device an operator may see; token_hash is deliberately absent.
-DEVICE_VISIBLE_FIELDS = (
-    "user",
-    "name",
-    "kind",
-    "token_prefix",
-    "last_seen_at",
-    "last_latitude",
-    "last_longitude",
-    "last_located_at",
-    "revoked_at",
-    "created_at",
-)
-DEVICE_SYSTEM_FIELDS = (
-    "token_prefix",
-    "last_seen_at",
-    "last_latitude",
-    "last_longitude",
-    "last_located_at",
-    "revoked_at",
-    "created_at",
-)
+DEVICE_VISIBLE_FIELDS = ("user", "name", "kind", *Device.SYSTEM_FIELDS)
 
 
 @admin.register(PatientProfile)
@@ -162,7 +141,8 @@ class EmergencyContactAdmin(admin.ModelAdmin):
 
 @admin.action(description="Revoke the selected devices (their tokens stop working)", permissions=["change"])
 def revoke_devices(modeladmin: DeviceAdmin, request: HttpRequest, queryset: QuerySet) -> None:
-    revoked = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+    # One at a time through Device.revoke (the one place that revokes); an operator selects a page at most.
+    revoked = sum(device.revoke() for device in queryset)
     modeladmin.message_user(request, f"Revoked {revoked} device(s).", messages.SUCCESS)
 
 
@@ -174,7 +154,7 @@ class DeviceAdmin(admin.ModelAdmin):
     list_select_related = ("user",)
     date_hierarchy = "last_seen_at"
     fields = DEVICE_VISIBLE_FIELDS
-    readonly_fields = DEVICE_SYSTEM_FIELDS
+    readonly_fields = Device.SYSTEM_FIELDS
     actions = [revoke_devices]
 
     @admin.display(boolean=True, description="active", ordering="revoked_at")
@@ -182,7 +162,7 @@ class DeviceAdmin(admin.ModelAdmin):
         return device.is_active
 
     def get_readonly_fields(self, request: HttpRequest, obj=None) -> tuple[str, ...]:
-        return (*DEVICE_SYSTEM_FIELDS, "user") if obj else DEVICE_SYSTEM_FIELDS
+        return (*Device.SYSTEM_FIELDS, "user") if obj else Device.SYSTEM_FIELDS
 
     def save_model(self, request: HttpRequest, obj: Device, form, change: bool) -> None:
         token = None if change else obj.issue_token()
