@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.management import call_command
 
 PROGRESS_FILE = "progress"
 LOG_FILE = "worker.log"
@@ -24,8 +25,6 @@ LOG_FILE = "worker.log"
 
 def prepare_worker_database() -> None:
     """The worker's side: create the schema in its own, fresh SQLite file (``run`` points it there)."""
-    from django.core.management import call_command
-
     call_command("migrate", verbosity=0, interactive=False)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from agentlab.data import phrasing
 from agentlab.data.bank import SYMPTOMS, Disease
+from agents.tools import REGISTRY
 from agents.trajectory import END
 
 APPOINTMENT_CATEGORIES = ("general", "counter", "negative", "dietician")
@@ -83,8 +84,6 @@ def result_of(observation: Any) -> Any:
 
 def call(tool: str, **parameters: Any) -> dict[str, Any]:
     """A tool call with its parameters in schema order (the order constrained decoding feeds them)."""
-    from agents.tools import REGISTRY
-
     return {"tool": tool, "parameters": REGISTRY.get(tool).ordered(parameters)}
 
 

@@ -224,8 +224,6 @@ def _pick_disease(rng: random.Random, category: str, holdout: Holdout, unseen: b
 
 
 def _schedule(rng: random.Random, patient: env.Patient) -> tuple[dict[str, str], str]:
-    import datetime as dt
-
     day = patient.now.astimezone(patient.tz).date() + dt.timedelta(days=rng.randrange(2, 12))
     while day.weekday() >= 5:
         day += dt.timedelta(days=1)

@@ -25,6 +25,7 @@ from typing import Any
 from agentlab.evaluation import metrics
 from agentlab.jsonl import read_jsonl
 from agents.llm.base import ROLES, Message, ModelBackend
+from agents.runtime import STOP
 
 CATEGORIES = (
     "general",
@@ -168,8 +169,6 @@ def predict(
 ) -> list[Prediction]:
     """The backend's output for each sample. A failing call is recorded (and
     scored as a wrong, empty prediction) instead of ending the evaluation."""
-    from agents.runtime import STOP
-
     predictions = []
     for sample in _progress(samples, progress):
         try:

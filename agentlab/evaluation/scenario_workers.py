@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab import shards
-from agentlab.evaluation.scenarios import Case, CaseResult, report
+from agentlab.evaluation.scenarios import Case, CaseResult, report, run_cases
 
 RESULTS_FILE = "results.json"
 
@@ -58,8 +58,6 @@ def run_sharded(cases: Sequence[Case], workers: int, progress: Any = None) -> di
 
 def run_worker(path: str | Path, backend: Any) -> None:
     """The worker's side: migrate its own database, run its cases, write results and progress beside them."""
-    from agentlab.evaluation.scenarios import run_cases
-
     directory = Path(path).parent
     shards.prepare_worker_database()
     done = 0

@@ -63,10 +63,18 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from agentlab.evaluation.offline import table
 from agentlab.jsonl import read_jsonl
 from agents.llm.base import ModelBackend
 from agents.models import Conversation
+from agents.runtime import pending_question
+from agents.services import post_user_message, start_chat
+from agents.tools.appointments import resolve_specialization
 from agents.tools.errors import NotFound
+from agents.trajectory import export_conversation
+from health import demo_data
+from health.management import demo
+from health.models import Appointment, OutboundMessage, PatientProfile, Slot, Specialist, SymptomRecord
 
 MAX_ANSWERS = 6
 ACCEPT = "Yes, please book it."
@@ -272,10 +280,6 @@ def ensure_directory(now=None, *, until: dt.date | None = None) -> bool:
     """Create the demo specialists directory and its slots when no free future
     slot exists, and give it slots up to ``until`` (call inside a transaction
     that is rolled back). Returns whether it created the directory."""
-    from health import demo_data
-    from health.management import demo
-    from health.models import Slot
-
     now = now or timezone.now()
     seeded = not Slot.objects.free().filter(starts_at__gt=now, specialist__active=True).exists()
     days = demo_data.SLOT_DAYS if seeded else 0
@@ -329,9 +333,6 @@ def in_the_coming_weeks(case: Case, today: dt.date) -> Case:
 
 def scenario_user():
     """A fresh patient for one case, with the demo patient's time zone and home."""
-    from health import demo_data
-    from health.models import PatientProfile
-
     user = get_user_model().objects.create_user(
         username=f"scenario-{uuid.uuid4().hex[:12]}", first_name="Sam", last_name="Scenario"
     )
@@ -345,8 +346,6 @@ def scenario_user():
 
 def normalise_specialization(name: str | None) -> str:
     """The directory's name for ``name`` (synonyms resolved), else ``name`` lowercased."""
-    from agents.tools.appointments import resolve_specialization
-
     try:
         return resolve_specialization(name).name.lower()
     except NotFound:
@@ -357,8 +356,6 @@ def _searched(conversation: Conversation) -> list[str]:
     """The specialization of each specialist search: the found specialist's, else the one the
     call named, else (a search that names none) the one the tool searched: the conversation's
     latest triage result, else the default."""
-    from health.models import Specialist
-
     searched = []
     triaged = None
     steps = list(conversation.steps.filter(role__in=("caller", "observation")).order_by("index"))
@@ -392,8 +389,6 @@ def _int(value: Any) -> int | None:
 
 
 def _outcome(case: Case, user, conversation: Conversation, result: CaseResult) -> None:
-    from health.models import Appointment, OutboundMessage, SymptomRecord
-
     conversation.refresh_from_db()
     result.status, result.error = conversation.status, conversation.error
     steps = list(conversation.steps.all())
@@ -435,10 +430,6 @@ def _outcome(case: Case, user, conversation: Conversation, result: CaseResult) -
 
 def run_case(case: Case, backend: ModelBackend) -> CaseResult:
     """One conversation with the simulated user, in a savepoint that is rolled back."""
-    from agents.runtime import pending_question
-    from agents.services import post_user_message, start_chat
-    from agents.trajectory import export_conversation
-
     result = CaseResult(
         id=case.id, label=case.label, expected_booked=case.booked, message=None if case.private else case.message
     )
@@ -480,8 +471,6 @@ def run_cases(
     cases: Sequence[Case], backend: ModelBackend, *, progress: bool = False, on_result: Callable | None = None
 ) -> dict[str, Any]:
     """Run every case (nothing persists) and return the report."""
-    from health import demo_data
-
     results: list[CaseResult] = []
     today = timezone.localdate(timezone.now(), ZoneInfo(demo_data.TIMEZONE))
     cases = [in_the_coming_weeks(case, today) for case in cases]
@@ -537,8 +526,6 @@ def _percent(value: float | None) -> str:
 
 
 def render_report(data: dict[str, Any]) -> str:
-    from agentlab.evaluation.offline import table
-
     rows = [["case", "expected", "specialization", "booked (expected)", "status", "steps", "model s", "pass"]]
     for case in data["cases"]:
         expected_booked = "-" if case["expected_booked"] is None else ("yes" if case["expected_booked"] else "no")

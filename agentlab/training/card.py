@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentlab.evaluation import offline as offline_eval
+
 
 def _load(path: Path | None) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path and path.is_file() else None
@@ -43,8 +45,6 @@ def render(
     scenarios: Path | None,
     symptom2disease: Path | None,
 ) -> str:
-    from agentlab.evaluation import offline as offline_eval
-
     training = _load(adapter / "training.json") or {}
     data = _load(data_report) or {}
     lora = training.get("lora", {})

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab.jsonl import read_jsonl
+from agents.llm import model_store
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -149,11 +150,10 @@ def encode(tokenizer: Any, chat: list[dict[str, str]], max_tokens: int) -> tuple
 
 
 def train(config: Config, *, log=print) -> State:
+    # torch, peft and transformers load here, when training starts: heavy, and only this needs them.
     import torch
     from peft import LoraConfig, PeftModel, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from agents.llm import model_store
 
     model_store.offline()
     torch.manual_seed(config.seed)

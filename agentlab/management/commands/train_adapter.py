@@ -7,6 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from agentlab.training.lora import Config, TrainingError, train
 from agents.llm import model_store
 
 
@@ -39,8 +40,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, role: str, **options) -> None:
-        from agentlab.training.lora import Config, TrainingError, train
-
         data_dir = Path(settings.DATA_DIR)
         try:
             base = Path(options["base_model"]) if options["base_model"] else model_store.base_model_dir()
