@@ -111,30 +111,34 @@ def _check_rule(
         if previous is not None and at - previous > rule.max_gap:
             run = _Run([])
         previous = at
-        if not active:
-            gated = rule.at_rest_only and active_flags[position]
-            if rule.crossed(values) and not gated:
-                run.rows.append(row)
-            else:
-                run = _Run([])
-            if len(run.rows) >= rule.min_readings and run.span_seconds() >= rule.min_seconds:
-                alert = raise_soft_sos(
-                    user_id=user_id,
-                    rule=rule,
-                    snapshot=_snapshot(rows, position, rule),
-                    measured_at=at,
-                    seconds=run.span_seconds(),
-                    readings=len(run.rows),
-                )
-                if alert is not None:
-                    raised.append(alert)
-                    episode = state.Episode(alert=alert, active=True, since=at)
-                active, run = True, _Run([])
+        # The run grows while readings stand on the side that ends the current phase:
+        # crossed (not while moving, for at-rest rules) when armed, recovered in an episode.
+        if active:
+            onward = rule.recovered(values)
         else:
-            run = _Run([*run.rows, row]) if rule.recovered(values) else _Run([])
-            if len(run.rows) >= rule.min_readings and episode.alert is not None:
-                clear_episode(episode.alert, measured_at=at)
-                active, run = False, _Run([])
+            onward = rule.crossed(values) and not (rule.at_rest_only and active_flags[position])
+        if not onward:
+            run = _Run([])
+            continue
+        run.rows.append(row)
+        if len(run.rows) < rule.min_readings:
+            continue
+        if not active and run.span_seconds() >= rule.min_seconds:
+            alert = raise_soft_sos(
+                user_id=user_id,
+                rule=rule,
+                snapshot=_snapshot(rows, position, rule),
+                measured_at=at,
+                seconds=run.span_seconds(),
+                readings=len(run.rows),
+            )
+            if alert is not None:
+                raised.append(alert)
+                episode = state.Episode(alert=alert, active=True, since=at)
+            active, run = True, _Run([])
+        elif active and episode.alert is not None:
+            clear_episode(episode.alert, measured_at=at)
+            active, run = False, _Run([])
     return raised
 
 

@@ -88,7 +88,8 @@ class Rule:
         """Whether the reading has a value for any of this rule's metrics (a quick pre-filter)."""
         return any(reading[limit.metric] is not None for limit in self.limits)
 
-    def _levels(self, limit: Limit) -> tuple[float, float]:
+    def levels_of(self, limit: Limit) -> tuple[float, float]:
+        """``limit``'s trigger and clear levels for this rule: the user's, where their baseline moved them."""
         return self.levels.get(limit.metric, (limit.trigger, limit.clear))
 
     def values(self, reading: dict[str, Any]) -> dict[str, float] | None:
@@ -104,14 +105,14 @@ class Rule:
 
     def crossed(self, values: dict[str, float]) -> bool:
         return any(
-            limit.crossed(values[limit.metric], self._levels(limit)[0])
+            limit.crossed(values[limit.metric], self.levels_of(limit)[0])
             for limit in self.limits
             if limit.metric in values
         )
 
     def recovered(self, values: dict[str, float]) -> bool:
         return all(
-            limit.recovered(values[limit.metric], self._levels(limit)[1])
+            limit.recovered(values[limit.metric], self.levels_of(limit)[1])
             for limit in self.limits
             if limit.metric in values
         )

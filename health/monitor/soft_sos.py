@@ -110,7 +110,7 @@ def raise_soft_sos(
             )
     except IntegrityError:
         return None
-    levels = {limit.metric: rule.levels.get(limit.metric, (limit.trigger, limit.clear)) for limit in rule.limits}
+    levels = {limit.metric: rule.levels_of(limit) for limit in rule.limits}
     AlertEvent.objects.create(
         alert=alert,
         kind="raised",

@@ -42,16 +42,14 @@ def _measured(event: AlertEvent | None) -> dt.datetime | None:
 
 def episode(user_id: int, condition: str, now: dt.datetime) -> Episode:
     """The current episode of ``condition`` for the user, judged at measured time ``now``."""
-    alert = Alert.objects.filter(user_id=user_id, kind=Alert.Kind.SOFT, condition=condition).order_by("-pk").first()
-    if alert is None:
-        return Episode(alert=None, active=False, since=None)
-    events = {e.kind: e for e in alert.events.filter(kind__in=("raised", "cleared"))}
-    return _judge(alert, events, now)
+    return episodes(user_id, [condition], now)[condition]
 
 
 def episodes(user_id: int, conditions: list[str], now: dt.datetime) -> dict[str, Episode]:
     """``episode`` for each of ``conditions`` at once: one query when the user
-    has no soft SOS of these conditions, three otherwise (not two per condition)."""
+    has no soft SOS of these conditions, three otherwise (not two per condition).
+    The latest alert of a condition is its episode's; of its events, the last
+    "raised" and the last "cleared" count."""
     latest = (
         Alert.objects.filter(user_id=user_id, kind=Alert.Kind.SOFT, condition__in=conditions)
         .values("condition")
