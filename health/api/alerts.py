@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from health import sos
-from health.api.base import OwnedQuerysetMixin, domain_errors, sos_errors
+from health.api.base import ListFilterMixin, OwnedQuerysetMixin, domain_errors, sos_errors
 from health.models import Alert, AlertEvent
 from health.monitor.soft_sos import soft_sos_notice
 from health.sos_delivery import delivery_report
@@ -80,19 +80,15 @@ class AlertFilter(serializers.Serializer):
 
 
 @extend_schema_view(list=extend_schema(parameters=[AlertFilter]))
-class AlertViewSet(OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
+class AlertViewSet(ListFilterMixin, OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
     """The patient's soft and hard SOS alerts, each with its timeline of events."""
 
     queryset = Alert.objects.prefetch_related("events")
     serializer_class = AlertSerializer
+    list_filter = AlertFilter
 
-    def get_queryset(self) -> QuerySet[Alert]:
-        queryset = super().get_queryset()
-        if self.action == "list":
-            params = AlertFilter(data=self.request.query_params)
-            params.is_valid(raise_exception=True)
-            queryset = queryset.filter(**params.validated_data)
-        return queryset
+    def filter_list(self, queryset: QuerySet[Alert], wanted: dict) -> QuerySet[Alert]:
+        return queryset.filter(**wanted)
 
     def _respond(self, alert: Alert) -> Response:
         return Response(AlertSerializer(self.get_queryset().get(pk=alert.pk)).data)

@@ -5,6 +5,8 @@
 - ``OwnedPrimaryKeyRelatedField``: a foreign key in a payload accepts only the
   requesting user's own rows; another user's id gets the same "does not exist"
   error as an id that was never used, so ids leak nothing.
+- ``ListFilterMixin``: a list narrowed by query parameters that a serializer
+  validates (400 on a bad one), as every payload is.
 - ``Conflict`` and ``domain_errors``: a refused state change (slot taken,
   transition not allowed) answers 409 with the model's own message;
   ``sos_errors`` does the same for ``health.sos``'s refusals (and 429 for its
@@ -77,6 +79,29 @@ class OwnedQuerysetMixin:
 
     def perform_create(self, serializer: serializers.BaseSerializer) -> None:
         serializer.save(user=self.request.user)  # type: ignore[attr-defined]
+
+
+class ListFilterMixin:
+    """For list views narrowed by query parameters: ``list_filter`` is a serializer
+    of the parameters, ``filter_list`` narrows the queryset by its validated data.
+
+    django-filter would normally do this; it is not a dependency, and a plain
+    serializer validates the parameters (400 with per-field messages) and feeds
+    the schema (``extend_schema(parameters=[...])``) the way every payload does.
+    """
+
+    list_filter: type[serializers.Serializer]
+
+    def get_queryset(self) -> QuerySet:
+        queryset = super().get_queryset()  # type: ignore[misc]
+        if self.action != "list":  # type: ignore[attr-defined]
+            return queryset
+        params = self.list_filter(data=self.request.query_params)  # type: ignore[attr-defined]
+        params.is_valid(raise_exception=True)
+        return self.filter_list(queryset, params.validated_data)
+
+    def filter_list(self, queryset: QuerySet, wanted: dict) -> QuerySet:
+        raise NotImplementedError
 
 
 class OwnedPrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):

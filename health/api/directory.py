@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import zoneinfo
-
 from django.db.models import QuerySet
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 
-from health.models import PatientProfile, Slot, Specialist, Specialization
+from health.api.base import ListFilterMixin
+from health.models import Slot, Specialist, Specialization
+from health.models.appointments import patient_zone
 
 
 class SpecializationSerializer(serializers.ModelSerializer):
@@ -57,19 +55,6 @@ class SlotFilter(serializers.Serializer):
         return attrs
 
 
-def _patient_zone(user) -> zoneinfo.ZoneInfo:
-    """The patient's time zone: 'from Monday' means their Monday, not UTC's."""
-    name = PatientProfile.objects.filter(user=user).values_list("timezone", flat=True).first()
-    try:
-        return zoneinfo.ZoneInfo(name or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
-
-
-def _start_of_day(day: dt.date, zone: zoneinfo.ZoneInfo) -> dt.datetime:
-    return dt.datetime.combine(day, dt.time.min, tzinfo=zone)
-
-
 class SpecializationViewSet(viewsets.ReadOnlyModelViewSet):
     """Medical specializations of the directory's specialists."""
 
@@ -78,48 +63,36 @@ class SpecializationViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 @extend_schema_view(list=extend_schema(parameters=[SpecialistFilter]))
-class SpecialistViewSet(viewsets.ReadOnlyModelViewSet):
+class SpecialistViewSet(ListFilterMixin, viewsets.ReadOnlyModelViewSet):
     """Active specialists, optionally of one specialization."""
 
     queryset = Specialist.objects.filter(active=True).select_related("specialization")
     serializer_class = SpecialistSerializer
+    list_filter = SpecialistFilter
 
-    def get_queryset(self) -> QuerySet[Specialist]:
-        queryset = super().get_queryset()
-        if self.action != "list":
-            return queryset
-        params = SpecialistFilter(data=self.request.query_params)
-        params.is_valid(raise_exception=True)
-        if name := params.validated_data.get("specialization"):
-            queryset = queryset.filter(specialization__name=name.strip().lower())
+    def filter_list(self, queryset: QuerySet[Specialist], wanted: dict) -> QuerySet[Specialist]:
+        if name := wanted.get("specialization"):
+            queryset = queryset.filter(specialization__name=Specialization.normalise(name))
         return queryset
 
 
 @extend_schema_view(list=extend_schema(parameters=[SlotFilter]))
-class SlotViewSet(viewsets.ReadOnlyModelViewSet):
+class SlotViewSet(ListFilterMixin, viewsets.ReadOnlyModelViewSet):
     """Slots of active specialists, filtered by specialization, specialist,
     day range and availability."""
 
     queryset = Slot.objects.filter(specialist__active=True).select_related("specialist__specialization")
     serializer_class = SlotSerializer
+    list_filter = SlotFilter
 
-    def get_queryset(self) -> QuerySet[Slot]:
-        queryset = super().get_queryset()
-        if self.action != "list":
-            return queryset
-        params = SlotFilter(data=self.request.query_params)
-        params.is_valid(raise_exception=True)
-        wanted = params.validated_data
+    def filter_list(self, queryset: QuerySet[Slot], wanted: dict) -> QuerySet[Slot]:
         if name := wanted.get("specialization"):
-            queryset = queryset.filter(specialist__specialization__name=name.strip().lower())
+            queryset = queryset.of_specialization(name)
         if "specialist" in wanted:
             queryset = queryset.filter(specialist_id=wanted["specialist"])
-        zone = _patient_zone(self.request.user)
-        if "date_from" in wanted:
-            queryset = queryset.filter(starts_at__gte=_start_of_day(wanted["date_from"], zone))
-        if "date_to" in wanted:
-            next_day = wanted["date_to"] + dt.timedelta(days=1)
-            queryset = queryset.filter(starts_at__lt=_start_of_day(next_day, zone))
+        if "date_from" in wanted or "date_to" in wanted:
+            zone = patient_zone(self.request.user)
+            queryset = queryset.on_days(wanted.get("date_from"), wanted.get("date_to"), zone)
         if wanted["free"]:
-            queryset = queryset.free().filter(starts_at__gt=timezone.now())
+            queryset = queryset.bookable()
         return queryset

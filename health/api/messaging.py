@@ -10,7 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import OwnedQuerysetMixin
+from health.api.base import ListFilterMixin, OwnedQuerysetMixin
 from health.models import Notification, OutboundMessage
 
 
@@ -62,20 +62,15 @@ class MarkedReadSerializer(serializers.Serializer):
 
 
 @extend_schema_view(list=extend_schema(parameters=[NotificationFilter]))
-class NotificationViewSet(OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
+class NotificationViewSet(ListFilterMixin, OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
     """The patient's in-app notifications; ``?unread=true`` lists unread ones only."""
 
     queryset = Notification.objects.all()
     serializer_class = NotificationSerializer
+    list_filter = NotificationFilter
 
-    def get_queryset(self) -> QuerySet[Notification]:
-        queryset = super().get_queryset()
-        if self.action == "list":
-            params = NotificationFilter(data=self.request.query_params)
-            params.is_valid(raise_exception=True)
-            if params.validated_data["unread"]:
-                queryset = queryset.filter(read_at__isnull=True)
-        return queryset
+    def filter_list(self, queryset: QuerySet[Notification], wanted: dict) -> QuerySet[Notification]:
+        return queryset.filter(read_at__isnull=True) if wanted["unread"] else queryset
 
     @extend_schema(request=None, responses=NotificationSerializer)
     @action(detail=True, methods=["post"], url_path="mark-read", url_name="mark-read")

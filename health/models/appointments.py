@@ -224,8 +224,8 @@ class Appointment(models.Model):
     def free_slots(self, now=None, limit: int = 30) -> models.QuerySet[Slot]:
         """Other free slots of this appointment's specialist, soonest first (to reschedule to)."""
         return (
-            Slot.objects.free()
-            .filter(specialist_id=self.specialist_id, starts_at__gt=now or timezone.now())
+            Slot.objects.bookable(now)
+            .filter(specialist_id=self.specialist_id)
             .exclude(pk=self.slot_id)
             .order_by("starts_at")[:limit]
         )

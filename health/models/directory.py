@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import zoneinfo
+
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from health.validators import validate_latitude, validate_longitude
 
@@ -20,8 +24,13 @@ class Specialization(models.Model):
         return self.name
 
     def save(self, *args, **kwargs) -> None:
-        self.name = self.name.strip().lower()
+        self.name = self.normalise(self.name)
         super().save(*args, **kwargs)
+
+    @staticmethod
+    def normalise(name: str) -> str:
+        """A specialization's name as stored (and searched): trimmed, lower case."""
+        return name.strip().lower()
 
 
 class Specialist(models.Model):
@@ -50,6 +59,27 @@ class SlotQuerySet(models.QuerySet):
         from health.models.appointments import Appointment
 
         return self.exclude(appointments__state__in=Appointment.HOLDING_STATES)
+
+    def bookable(self, now: dt.datetime | None = None) -> SlotQuerySet:
+        """Free slots that start after ``now`` (default: the real time)."""
+        return self.free().filter(starts_at__gt=now or timezone.now())
+
+    def of_specialization(self, name: str) -> SlotQuerySet:
+        return self.filter(specialist__specialization__name=Specialization.normalise(name))
+
+    def on_days(self, first: dt.date | None, last: dt.date | None, zone: zoneinfo.ZoneInfo) -> SlotQuerySet:
+        """Slots starting on the days ``first`` to ``last`` (inclusive; either may be
+        open) as they fall in ``zone``: "from Monday" means the patient's Monday."""
+
+        def start_of(day: dt.date) -> dt.datetime:
+            return dt.datetime.combine(day, dt.time.min, tzinfo=zone)
+
+        found = self
+        if first is not None:
+            found = found.filter(starts_at__gte=start_of(first))
+        if last is not None:
+            found = found.filter(starts_at__lt=start_of(last + dt.timedelta(days=1)))
+        return found
 
 
 class Slot(models.Model):
