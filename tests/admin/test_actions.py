@@ -9,6 +9,7 @@ from tests.factories import (
     AlertFactory,
     AmbulanceFactory,
     AppointmentFactory,
+    DeviceFactory,
     SlotFactory,
 )
 
@@ -61,6 +62,32 @@ def test_revoking_a_device_stops_its_token(operator, alice_device):
     device.refresh_from_db()
     assert device.revoked_at is not None
     assert Device.for_token(token) is None
+
+
+def test_revoking_counts_only_the_devices_still_active_and_keeps_earlier_revocations(operator, alice_device):
+    device, _ = alice_device
+    old = DeviceFactory(user=device.user, name="Old ring")
+    old.revoke()
+    first = Device.objects.get(pk=old.pk).revoked_at
+
+    notes = _act(operator, "/admin/health/device/", "revoke_devices", [device, old])
+
+    assert "Revoked 1 device(s)." in notes
+    assert Device.objects.get(pk=old.pk).revoked_at == first
+    assert Device.objects.get(pk=device.pk).revoked_at is not None
+
+
+def test_resolving_says_how_many_alerts_were_left_unchanged(operator, alice):
+    open_alert = AlertFactory(user=alice)
+    counting_down = AlertFactory(user=alice, kind=Alert.Kind.HARD, state=Alert.State.COUNTDOWN)
+
+    notes = _act(operator, "/admin/health/alert/", "resolve", [open_alert, counting_down])
+
+    assert "Resolved 1 alert(s)." in notes
+    assert "1 alert(s) were counting down or already closed; left unchanged." in notes
+    counting_down.refresh_from_db()
+    assert counting_down.state == Alert.State.COUNTDOWN
+    assert AlertEvent.objects.get(alert=open_alert, kind="resolved").message == "Resolved by operator carol."
 
 
 def test_pairing_a_device_shows_its_token_once_and_stores_only_the_hash(operator, alice):

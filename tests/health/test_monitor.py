@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from agents.models import Conversation
 from core.realtime import user_group
 from health.models import Alert, Notification, VitalReading
+from health.monitor import state
 from health.simulator import batches, readings
 from tests.factories import DeviceFactory
 
@@ -128,6 +129,27 @@ def test_recovery_clears_at_a_different_level_than_the_trigger(alice, watch):
 
     post(watch, series("spo2", [85] * 8, start=400))
     assert [a.state for a in soft_alerts(alice)] == ["resolved", "open"]
+
+
+def test_the_episode_of_one_condition_follows_its_alert_from_raised_to_cleared(alice, watch):
+    """GIVEN low SpO2 that raises a soft SOS, then recovery
+    WHEN state.episode is asked for hypoxia (and bradycardia, never raised)
+    THEN it names the alert, active until the clear, and agrees with state.episodes."""
+    later = T0 + dt.timedelta(minutes=10)
+    assert state.episode(alice.pk, "hypoxia", later) == state.Episode(alert=None, active=False, since=None)
+
+    post(watch, series("spo2", [86] * 8))
+    [alert] = soft_alerts(alice)
+    raised = state.episode(alice.pk, "hypoxia", later)
+    assert (raised.alert, raised.active, raised.since) == (alert, True, T0 + dt.timedelta(seconds=60))
+
+    post(watch, series("spo2", [94] * 4, start=300))
+    cleared = state.episode(alice.pk, "hypoxia", later)
+    assert (cleared.alert, cleared.active, cleared.since) == (alert, False, T0 + dt.timedelta(seconds=320))
+    assert state.episodes(alice.pk, ["hypoxia", "bradycardia"], later) == {
+        "hypoxia": cleared,
+        "bradycardia": state.Episode(alert=None, active=False, since=None),
+    }
 
 
 def test_an_acknowledged_or_cancelled_alert_is_not_raised_again_while_the_vitals_stay_low(alice, alice_api, watch):
