@@ -66,7 +66,7 @@ def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None, c
     """
     states = validate_trajectory(data)
     planner = [render_planner(s["value"]) for s in states if s["from"] == "planner"]
-    caller = [render_caller(s["value"]) for s in states if s["from"] == "caller"]
+    caller = [render_caller(s["value"], REGISTRY) for s in states if s["from"] == "caller"]
     first_user = next((i for i, s in enumerate(states) if s["from"] == "user"), None)
     user_text = states[first_user]["value"] if first_user is not None else ""
     # What the user says after the first request, in order: answers to

@@ -10,8 +10,13 @@ class AgentsConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported here: models and services need the app registry ready.
+        from agents.llm.base import use_tools
         from agents.services import SosFlows
+        from agents.tools import REGISTRY
         from health import flows
 
         # The Health Manager starts SOS flows through this registry; health never imports agents.
         flows.register(SosFlows())
+        # Model backends do not import the tool registry: a caller of generate() that names no
+        # tools (a benchmark, an evaluation) gets the app's.
+        use_tools(REGISTRY)

@@ -353,7 +353,7 @@ class Runtime:
             timeout = min(timeout, left)
         messages = build_messages(role, self.states, self.registry, few_shot=self.backend.few_shot)
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"agent-{role}")
-        future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=timeout)
+        future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=timeout, tools=self.registry)
         try:
             return future.result(timeout=timeout)
         except FutureTimeout:

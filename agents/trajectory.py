@@ -23,8 +23,8 @@ from typing import Any
 
 from django.db import transaction
 
+from agents.errors import UnparseableOutput
 from agents.models import AgentStep, Conversation
-from agents.tools.errors import UnparseableOutput
 
 END = "<END>"
 ROLES = ("system", "user", "planner", "caller", "observation")
@@ -104,15 +104,14 @@ def is_end(planner_value: dict[str, Any]) -> bool:
     return str(planner_value.get("action", "")).strip() == END
 
 
-def render_caller(value: dict[str, Any]) -> str:
-    """A caller state as the caller model writes it: parameters in the tool's schema order (as the
-    data generator writes them), whatever order the database gave back (PostgreSQL's jsonb sorts keys)."""
-    from agents.tools import REGISTRY
-
+def render_caller(value: dict[str, Any], registry: Any = None) -> str:
+    """A caller state as the caller model writes it: with the tool ``registry``, parameters in the
+    tool's schema order (as the data generator writes them), whatever order the database gave back
+    (PostgreSQL's jsonb sorts keys). The format module knows no tools: the caller hands them in."""
     parameters = value.get("parameters", {})
     tool = value.get("tool")
-    if isinstance(parameters, dict) and tool in REGISTRY:
-        parameters = REGISTRY.get(tool).ordered(parameters)
+    if registry is not None and isinstance(parameters, dict) and tool in registry:
+        parameters = registry.get(tool).ordered(parameters)
     return json.dumps({"tool": tool, "parameters": parameters}, ensure_ascii=False)
 
 

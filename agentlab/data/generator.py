@@ -32,6 +32,7 @@ from agents.llm.base import Generation, ModelBackend
 from agents.models import Conversation
 from agents.runtime import Runtime, link_alert, system_value
 from agents.services import SOS_REQUESTS
+from agents.tools import REGISTRY
 from agents.trajectory import export_conversation, render_caller, render_planner, title_from
 from core import realtime
 
@@ -66,7 +67,7 @@ class PolicyBackend(ModelBackend):
         self.answers: list[str] = []
         self.dropped: str = ""
 
-    def generate(self, role, messages, stop=(), *, timeout=None) -> Generation:
+    def generate(self, role, messages, stop=(), *, timeout=None, tools=None) -> Generation:
         if role == "planner":
             try:
                 if not self.started:
@@ -85,7 +86,7 @@ class PolicyBackend(ModelBackend):
                 self.answers.append(self.move.answer)
             text = render_planner({"reason": self.move.reason, "action": self.move.action})
         else:
-            text = render_caller(self.move.call)
+            text = render_caller(self.move.call, REGISTRY)
         return Generation(text=text, prompt_tokens=0, completion_tokens=0, latency_ms=0)
 
 

@@ -39,7 +39,7 @@ def samples_for(sample: Sample, *, seed: int) -> list[dict[str, Any]]:
         for index, state in enumerate(states):
             if state["from"] != role:
                 continue
-            messages = build_chat(role, states[:index], tool_names=names)
+            messages = build_chat(role, states[:index], tool_names=names, registry=REGISTRY)
             rows.append(
                 {
                     "id": f"{sample.conversation}-{role[0]}{count:02d}",
@@ -48,7 +48,7 @@ def samples_for(sample: Sample, *, seed: int) -> list[dict[str, Any]]:
                     "role": role,
                     "unseen": sample.unseen,
                     "messages": [{"role": m.role, "content": m.content} for m in messages],
-                    "completion": own_output(role, state["value"]),
+                    "completion": own_output(role, state["value"], REGISTRY),
                 }
             )
             count += 1

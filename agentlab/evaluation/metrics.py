@@ -57,7 +57,8 @@ from typing import Any
 import sacrebleu
 from rouge_score import rouge_scorer
 
-from agents.tools.errors import UnparseableOutput
+from agents.errors import UnparseableOutput
+from agents.tools import REGISTRY
 from agents.trajectory import parse_caller, parse_planner, render_caller, render_planner
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -113,7 +114,7 @@ def canonical_caller(text: str) -> str:
         return text.strip()
     # Parameters in key order: the model's choice of order does not count.
     parameters = json.loads(json.dumps(parsed["parameters"], sort_keys=True))
-    return render_caller({"tool": parsed["tool"], "parameters": parameters})
+    return render_caller({"tool": parsed["tool"], "parameters": parameters}, REGISTRY)
 
 
 def canonical(role: str, text: str) -> str:

@@ -65,12 +65,12 @@ from django.utils import timezone
 
 from agentlab.evaluation.offline import table
 from agentlab.jsonl import read_jsonl
+from agents.errors import NotFound
 from agents.llm.base import ModelBackend
 from agents.models import Conversation
 from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from agents.tools.appointments import resolve_specialization
-from agents.tools.errors import NotFound
 from agents.trajectory import export_conversation
 from health import demo_data
 from health.management import demo

@@ -10,12 +10,37 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, Protocol
 
-from agents.tools.errors import AgentError
+from agents.errors import AgentError
 
 Role = Literal["planner", "caller"]
 ROLES: tuple[Role, ...] = ("planner", "caller")
+
+
+class Tools(Protocol):
+    """The tools a caller may call, as the runtime hands them to a backend (``agents.tools.Registry``):
+    a backend that guides or checks the caller's output needs their schemas, and model backends do
+    not import the tool registry themselves."""
+
+    def __iter__(self) -> Any: ...
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def get(self, name: str) -> Any: ...
+
+
+_default_tools: Tools | None = None
+
+
+def use_tools(tools: Tools) -> None:
+    """The tools a backend uses when a caller of ``generate`` names none (set by ``AgentsConfig.ready()``)."""
+    global _default_tools
+    _default_tools = tools
+
+
+def default_tools() -> Tools | None:
+    return _default_tools
 
 
 class BackendError(AgentError):
@@ -63,8 +88,10 @@ class ModelBackend(ABC):
         stop: Sequence[str] = (),
         *,
         timeout: float | None = None,
+        tools: Tools | None = None,
     ) -> Generation:
-        """Text for ``role`` given the chat ``messages``, cut at the first stop sequence."""
+        """Text for ``role`` given the chat ``messages``, cut at the first stop sequence; ``tools``
+        are the ones the caller may call (default: those the app registered, see ``use_tools``)."""
 
 
 def cut_at_stop(text: str, stop: Sequence[str]) -> str:

@@ -22,8 +22,21 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from agents.errors import ModelOutputError
 from agents.llm import decoding
-from agents.llm.base import ROLES, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
+from agents.llm.base import (
+    ROLES,
+    BackendTimeout,
+    Generation,
+    Message,
+    ModelBackend,
+    Role,
+    Tools,
+    cut_at_stop,
+    default_tools,
+)
+from agents.llm.constrained import ConstrainedCaller
+from agents.trajectory import parse_caller, parse_planner
 
 # Generation caps per role: a planner step is a short reason and one action; a caller writes one
 # JSON call. In the generated training data (seed 11) planner answers run to 100 tokens (p50 28,
@@ -81,6 +94,7 @@ class LocalBackend(ModelBackend):
         stop: Sequence[str] = (),
         *,
         timeout: float | None = None,
+        tools: Tools | None = None,
     ) -> Generation:
         """Greedy text for ``role``; raises BackendTimeout when ``timeout`` seconds pass first."""
         started = time.perf_counter()
@@ -89,7 +103,7 @@ class LocalBackend(ModelBackend):
             raise BackendTimeout(f"the model stayed busy for {timeout:g} s")
         try:
             ids = self.prompt_ids(messages)
-            text, completion_tokens = self._answer(role, ids, stop, deadline)
+            text, completion_tokens = self._answer(role, ids, stop, deadline, tools or default_tools())
         finally:
             self._lock.release()
         return Generation(
@@ -127,19 +141,23 @@ class LocalBackend(ModelBackend):
 
     # --- answers ---------------------------------------------------------------------------
 
-    def _answer(self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None) -> tuple[str, int]:
+    def _answer(
+        self, role: Role, ids: list[int], stop: Sequence[str], deadline: float | None, tools: Tools | None
+    ) -> tuple[str, int]:
         """(text, generated tokens) for the prompt ``ids``; called under the lock."""
         self._activate(role)
-        guided = (role == "caller" and self.constrained_caller) or (role == "planner" and self.structured_planner)
+        guided = (role == "caller" and self.constrained_caller and tools is not None) or (
+            role == "planner" and self.structured_planner
+        )
         spent = 0
         if self._trained(role) or not guided:
             text, spent, looped = self._generate(role, ids, stop, deadline)
             if looped:
                 text, spent = self._mend_loop(role, ids, stop, deadline, text, spent)
-            if not guided or _usable(role, cut_at_stop(text, stop)):
+            if not guided or _usable(role, cut_at_stop(text, stop), tools):
                 return text, spent
         if role == "caller":
-            text, generated = self._constrained_call(ids, deadline)
+            text, generated = self._constrained_call(ids, deadline, tools)
         else:
             text, generated = self._structured_plan(ids, deadline)
         return text, spent + generated
@@ -216,14 +234,11 @@ class LocalBackend(ModelBackend):
         action = cut_at_stop(action, ("</action>",)).strip()
         return f"<reason>{reason}</reason><action>{action}</action>", reason_tokens + action_tokens
 
-    def _constrained_call(self, ids: list[int], deadline: float | None) -> tuple[str, int]:
-        from agents.llm.constrained import ConstrainedCaller
-        from agents.tools import REGISTRY
-
+    def _constrained_call(self, ids: list[int], deadline: float | None, tools: Tools) -> tuple[str, int]:
         if self._constrained is None:
             self._constrained = ConstrainedCaller(self.tokenizer)
         return self._on_target(
-            "caller", ids, lambda target: self._constrained.call(target, ids, REGISTRY, deadline=deadline)
+            "caller", ids, lambda target: self._constrained.call(target, ids, tools, deadline=deadline)
         )
 
     def _ids(self, text: str) -> list[int]:
@@ -277,17 +292,15 @@ def _inside_string(text: str) -> bool:
     return inside
 
 
-def _usable(role: Role, text: str) -> bool:
+def _usable(role: Role, text: str, tools: Tools | None) -> bool:
     """Whether a free answer parses (the planner's) or is a valid call to a real tool (the caller's)."""
-    from agents.tools import REGISTRY, ModelOutputError
-    from agents.trajectory import parse_caller, parse_planner
-
     try:
         if role == "planner":
             parse_planner(text)
         else:
             call = parse_caller(text)
-            REGISTRY.get(call["tool"]).validate(call["parameters"])
+            if tools is not None:
+                tools.get(call["tool"]).validate(call["parameters"])
     except ModelOutputError:
         return False
     return True

@@ -24,7 +24,17 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.llm.base import ROLES, BackendError, BackendTimeout, Generation, Message, ModelBackend, Role, cut_at_stop
+from agents.llm.base import (
+    ROLES,
+    BackendError,
+    BackendTimeout,
+    Generation,
+    Message,
+    ModelBackend,
+    Role,
+    Tools,
+    cut_at_stop,
+)
 
 MAX_TOKENS: dict[Role, int] = {"planner": 128, "caller": 256}
 # The OpenAI API accepts at most four stop sequences.
@@ -56,6 +66,7 @@ class OpenAIBackend(ModelBackend):
         stop: Sequence[str] = (),
         *,
         timeout: float | None = None,
+        tools: Tools | None = None,
     ) -> Generation:
         """The server's greedy completion for ``role``; BackendTimeout/BackendError say what went wrong."""
         started = time.perf_counter()

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agents.llm.base import BackendError, Generation, Message, ModelBackend, Role, cut_at_stop
+from agents.llm.base import BackendError, Generation, Message, ModelBackend, Role, Tools, cut_at_stop
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ class ScriptedBackend(ModelBackend):
         stop: Sequence[str] = (),
         *,
         timeout: float | None = None,
+        tools: Tools | None = None,
     ) -> Generation:
         started = time.perf_counter()
         self.calls.append((role, list(messages)))

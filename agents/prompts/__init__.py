@@ -26,6 +26,7 @@ from typing import Any
 
 from agents.llm.base import Message, Role
 from agents.tools.registry import Registry
+from agents.trajectory import render_caller, render_planner
 
 PROMPTS_DIR = Path(__file__).resolve().parent
 # The first user message plus this many latest states are shown: enough for
@@ -76,7 +77,7 @@ def build_messages(
 
     With trained adapters (``few_shot=False``) this is :func:`build_chat`."""
     if not few_shot:
-        return build_chat(role, states, tool_names=sorted(tool.name for tool in registry))
+        return build_chat(role, states, tool_names=sorted(tool.name for tool in registry), registry=registry)
     system_value = states[0]["value"] if states and states[0]["from"] == "system" else {}
     details = json.dumps(system_value.get("user_details", {}), ensure_ascii=False)
     system = template(role).format(user_details=details, tools=tool_lines(registry, with_parameters=role == "caller"))
@@ -126,24 +127,24 @@ def chat_line(role: Role, state: dict[str, Any]) -> str | None:
     return None  # the planner does not see the caller's JSON: the observation follows its action
 
 
-def own_output(role: Role, value: Any) -> str:
-    from agents.trajectory import render_caller, render_planner
-
+def own_output(role: Role, value: Any, registry: Registry | None = None) -> str:
     if role == "planner":
         return render_planner(value)
     if isinstance(value, dict) and "raw" in value:
         return str(value["raw"])
-    return render_caller(value)
+    return render_caller(value, registry)
 
 
-def build_chat(role: Role, states: list[dict[str, Any]], *, tool_names: list[str]) -> list[Message]:
+def build_chat(
+    role: Role, states: list[dict[str, Any]], *, tool_names: list[str], registry: Registry | None = None
+) -> list[Message]:
     """The trajectory as chat turns for ``role``; the last message is the user turn to answer."""
     messages = [Message("system", chat_system(role, states, tool_names))]
     pending: list[str] = []
     for state in states[1:]:
         if state["from"] == role:
             messages.append(Message("user", "\n".join(pending)))
-            messages.append(Message("assistant", own_output(role, state["value"])))
+            messages.append(Message("assistant", own_output(role, state["value"], registry)))
             pending = []
             continue
         line = chat_line(role, state)

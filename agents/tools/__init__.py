@@ -5,9 +5,7 @@ Importing this package registers all tools in :data:`REGISTRY`.
 
 from __future__ import annotations
 
-from agents.tools import appointments, emergency, health_data, interaction, symptoms  # noqa: F401  (registers)
-from agents.tools.context import ToolContext
-from agents.tools.errors import (
+from agents.errors import (
     AgentError,
     InvalidArguments,
     ModelOutputError,
@@ -17,6 +15,8 @@ from agents.tools.errors import (
     UnknownTool,
     UnparseableOutput,
 )
+from agents.tools import appointments, emergency, health_data, interaction, symptoms  # noqa: F401  (registers)
+from agents.tools.context import ToolContext
 from agents.tools.interaction import AskUser
 from agents.tools.registry import REGISTRY, Registry, Tool, build_tool, tool
 

@@ -14,8 +14,8 @@ from typing import TypedDict
 from django.db import transaction
 from django.template.loader import render_to_string
 
+from agents.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.context import ToolContext
-from agents.tools.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.preferences import describe, preference_from
 from agents.tools.registry import tool
 from agents.tools.transcript import last_result, request_parts, said_in_request

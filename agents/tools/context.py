@@ -15,7 +15,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from agents.tools.errors import NotAuthorised
+from agents.errors import NotAuthorised
 
 
 @dataclass

@@ -14,8 +14,8 @@ from typing import TypedDict
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from agents.errors import InvalidArguments, NotAuthorised, NotFound, ToolError
 from agents.tools.context import ToolContext
-from agents.tools.errors import InvalidArguments, NotAuthorised, NotFound, ToolError
 from agents.tools.registry import tool
 from health.messaging.outbox import queue_sms
 from health.models import Alert, AlertEvent, Ambulance, Dispatch, OutboundMessage

@@ -9,10 +9,10 @@ from typing import Any
 from django.db import transaction
 from django.template.loader import render_to_string
 
+from agents.errors import InvalidArguments, NotFound, ToolError
 from agents.tools import said
 from agents.tools.appointments import _parse_date, _parse_time
 from agents.tools.context import ToolContext
-from agents.tools.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.registry import tool
 from agents.tools.transcript import said_in_request
 from health.models import DailyReport, Medication, VitalReading

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.errors import InvalidArguments
 from agents.tools.appointments import appointment_notice
 from agents.tools.context import ToolContext
-from agents.tools.errors import InvalidArguments
 from agents.tools.registry import tool
 from core.events import Event
 from core.realtime import push_to_user

@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema
 
-from agents.tools.errors import InvalidArguments, UnknownTool
+from agents.errors import InvalidArguments, UnknownTool
 
 _SCALARS: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 

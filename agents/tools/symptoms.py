@@ -6,9 +6,9 @@ import datetime as dt
 import re
 from typing import TypedDict
 
+from agents.errors import InvalidArguments, ToolError
 from agents.tools import said as user_words
 from agents.tools.context import ToolContext
-from agents.tools.errors import InvalidArguments, ToolError
 from agents.tools.registry import tool
 from agents.tools.transcript import said_in_request
 from health.models import SymptomRecord

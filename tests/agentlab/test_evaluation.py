@@ -323,7 +323,7 @@ class ScenarioBackend(ScriptedBackend):
     """A scripted model whose outputs may say {user_id}: filled in from the prompt
     (each scenario case has a fresh user, so the id is not known in advance)."""
 
-    def generate(self, role, messages, stop=(), *, timeout=None):
+    def generate(self, role, messages, stop=(), *, timeout=None, tools=None):
         generation = super().generate(role, messages, stop, timeout=timeout)
         match = re.search(r"user_id\W+(\d+)", " ".join(message.content for message in messages))
         if match and "{user_id}" in generation.text:

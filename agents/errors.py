@@ -1,4 +1,4 @@
-"""The Action Manager's error hierarchy.
+"""The Action Manager's error hierarchy (tools, model backends and the trajectory format share it).
 
 Errors the *model* causes (an unknown tool, bad arguments, a call the user is
 not allowed to make) are recorded on the step as an error observation and fed
