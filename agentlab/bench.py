@@ -119,7 +119,7 @@ def llama_cpp_tokens_per_second(gguf: Path, prompt: str, max_tokens: int, thread
 
 
 def table(rows: Sequence[Sequence[str]]) -> str:
-    """A Markdown table (the README quotes it as printed)."""
+    """A Markdown table (docs/benchmarks.md quotes it as printed)."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) + " |" for row in rows]
     lines.insert(1, "|" + "|".join("-" * (width + 2) for width in widths) + "|")

@@ -1,4 +1,4 @@
-"""Django settings, driven by the environment (see README "Configuration").
+"""Django settings, driven by the environment (see docs/configuration.md).
 
 Defaults run the app locally on SQLite with nothing else configured; every value
 that a deployment changes comes from an environment variable read by a typed

@@ -1,6 +1,6 @@
 """Prompt building for the planner and caller.
 
-Prompts stay short (CAMPHOR §5.3, DESIGN.md): the user details, one line per
+Prompts stay short (CAMPHOR §5.3, docs/models.md): the user details, one line per
 tool (the caller also gets each tool's parameter names), and the most recent
 states of the trajectory. The templates live beside this module as text.
 

@@ -30,7 +30,7 @@ from health.models import (
 )
 
 # The default referral when the planner names no specialization and triage has not run in the
-# conversation: the assistant refers, it does not diagnose (DESIGN.md, safety rules).
+# conversation: the assistant refers, it does not diagnose (seed paper §3; docs/architecture.md).
 DEFAULT_SPECIALIZATION = "general physician"
 # How far ahead a preferred time of day is searched for.
 SEARCH_HORIZON = dt.timedelta(days=60)

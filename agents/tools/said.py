@@ -5,7 +5,7 @@ A 135M model invents details ("200mg", three doses for "twice a day", the sympto
 keep only what these rules find in the user's own words (``said_in_request``).
 
 The rules are written by hand on purpose: spaCy is not installed, its trained
-English pipelines are not on PyPI (DESIGN.md), and what they read here is a small
+English pipelines are not on PyPI, and what they read here is a small
 closed vocabulary (doses with units, "twice a day"/"BD"/"every 8 hours", clock
 times, the symptom bank's clinical and lay words) that a few regular expressions
 read deterministically and testably.

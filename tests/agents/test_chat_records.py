@@ -1,4 +1,4 @@
-"""Chat answers that make records store only what the user said (DESIGN.md: "nothing the user
+"""Chat answers that make records store only what the user said (the safety rule "nothing the user
 did not say is stored or scheduled"). Through the chat API, with the model's output scripted:
 the scripted model invents what a small model invents, and the tools keep it out."""
 
