@@ -210,8 +210,9 @@ def load_cases(path: str | Path, *, limit: int | None = None) -> list[Case]:
 def per_category(cases: Sequence[Case], *, unseen: int, seen: int) -> list[Case]:
     """The first ``unseen`` unseen and the first ``seen`` seen cases of each category, in file order.
 
-    A fixed, documented sample of a generated test file (docs/evaluation.md's figures use all of them; this sample is 6 unseen and 4
-    seen cases of each of the 4 appointment categories: 40 cases)."""
+    A fixed, documented sample of a generated test file (docs/evaluation.md's figures use all of
+    them; ``--unseen 6 --seen 4`` takes 6 unseen and 4 seen cases of each of the 4 appointment
+    categories: 40 cases)."""
     taken: Counter = Counter()
     chosen = []
     for case in cases:
