@@ -20,8 +20,10 @@ from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 
 from agents.models import Conversation
+from agents.tools.emergency import active_dispatch
 from agents.trajectory import END
 from health.models import Alert, AlertEvent, OutboundMessage
+from health.monitor.soft_sos import soft_sos_notice
 from health.sos_delivery import emergency_number, phase_delivery, settled_delivery, should_call_now
 from health.validators import normalize_e164
 
@@ -110,8 +112,6 @@ def _location_text(runtime: Runtime) -> str:
 
 
 def _assigned(runtime: Runtime):
-    from agents.tools.emergency import active_dispatch
-
     dispatch = active_dispatch(runtime.context(len(runtime.states)))
     return dispatch.ambulance if dispatch is not None else None
 
@@ -212,8 +212,6 @@ def soft_sos_text(runtime: Runtime) -> str:
     """The soft SOS notification of D.4: the alert's vitals report as the vitals monitor worded
     it (``health.monitor.soft_sos.soft_sos_notice``), so the patient reads one text with the
     right units; notify_user refuses any other wording for a soft SOS."""
-    from health.monitor.soft_sos import soft_sos_notice
-
     return soft_sos_notice(runtime.alert).body
 
 

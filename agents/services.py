@@ -57,7 +57,7 @@ def _dispatch(conversation: Conversation, backend: ModelBackend | None) -> None:
     if backend is not None:
         Runtime(conversation, backend).run()
         return
-    from agents.tasks import run_conversation_task
+    from agents.tasks import run_conversation_task  # agents.tasks wraps this module's services: deferred
 
     # After commit: the worker must see the step we just wrote.
     transaction.on_commit(lambda: run_conversation_task.delay(conversation.pk))

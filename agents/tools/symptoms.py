@@ -6,6 +6,7 @@ import datetime as dt
 import re
 from typing import TypedDict
 
+from agents import triage
 from agents.errors import InvalidArguments, ToolError
 from agents.tools import said as user_words
 from agents.tools.context import ToolContext
@@ -150,8 +151,6 @@ def match_specialization(ctx: ToolContext, symptoms: str) -> dict:
     Args:
         symptoms: The user's symptoms, comma separated.
     """
-    from agents import triage
-
     named = split_symptoms(symptoms)
     if not named:
         raise InvalidArguments("symptoms must name at least one symptom.")

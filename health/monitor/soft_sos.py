@@ -137,7 +137,7 @@ def raise_soft_sos(
     transaction.on_commit(lambda: push_to_user(user_id, Event.NOTIFICATION, payload), robust=True)
 
     def run_agent_flow() -> None:
-        from health.tasks import soft_sos
+        from health.tasks import soft_sos  # health.tasks imports the monitor's services: deferred
 
         soft_sos.delay(alert.pk)
 
