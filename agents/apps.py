@@ -11,9 +11,9 @@ class AgentsConfig(AppConfig):
     def ready(self) -> None:
         # Imported here: models and services need the app registry ready.
         from agents.llm.base import use_tools
-        from agents.services import SosFlows
+        from agents.sos.flows import SosFlows
         from agents.tools import REGISTRY
-        from health import flows
+        from health.sos import flows
 
         # The Health Manager starts SOS flows through this registry; health never imports agents.
         flows.register(SosFlows())

@@ -9,7 +9,7 @@ the reply.
 Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
-on any failure the guard completes the required sequence (agents.guard).
+on any failure the guard completes the required sequence (agents.sos.guard).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agents.guard import guard_for
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.models import Conversation
 from agents.prompts import build_messages
+from agents.sos.guard import guard_for
 from agents.tools import REGISTRY, AskUser, ModelOutputError, Registry, ToolContext, ToolError
 from agents.trajectory import END, Step, export_conversation, is_end, parse_caller, parse_planner
 from core.events import Event

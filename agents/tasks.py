@@ -1,10 +1,11 @@
-"""Celery tasks of the Action Manager: thin wrappers that pass ids to agents.services."""
+"""Celery tasks of the Action Manager: thin wrappers that pass ids to its services and SOS flows."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
 from agents import services
+from agents.sos import flows
 
 
 @shared_task(name="agents.run_conversation")
@@ -14,14 +15,14 @@ def run_conversation_task(conversation_id: int) -> str:
 
 @shared_task(name="agents.hard_sos_start")
 def hard_sos_start_task(alert_id: int) -> int:
-    return services.run_hard_sos_start(alert_id).pk
+    return flows.run_hard_sos_start(alert_id).pk
 
 
 @shared_task(name="agents.hard_sos_end")
 def hard_sos_end_task(alert_id: int) -> int:
-    return services.run_hard_sos_end(alert_id).pk
+    return flows.run_hard_sos_end(alert_id).pk
 
 
 @shared_task(name="agents.soft_sos")
 def soft_sos_task(alert_id: int) -> int:
-    return services.run_soft_sos(alert_id).pk
+    return flows.run_soft_sos(alert_id).pk

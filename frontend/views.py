@@ -13,9 +13,9 @@ from django.views.decorators.http import require_POST
 
 from health.models import Alert, Appointment, InvalidTransition, Notification, SlotUnavailable
 from health.models.appointments import format_when, patient_zone
-from health.monitor.soft_sos import soft_sos_notice
 from health.simulator.feed import scenarios
-from health.sos_delivery import emergency_number
+from health.sos.delivery import emergency_number
+from health.sos.soft import soft_sos_notice
 
 
 @login_required

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from health import flows, sos
-from health.flows import sos_flows
+from health import sos
 from health.messaging import delivery
 from health.messaging.transports import TransportError
+from health.sos import flows
+from health.sos.flows import sos_flows
 
 # Retry policy for SMS delivery. The countdown grows 10 s, 20 s, 40 s ... up to
 # 3 minutes, with full jitter so a provider outage does not end in a burst of

@@ -27,11 +27,11 @@ from agentlab.data import environment as env
 from agentlab.data import flows, phrasing
 from agentlab.data.bank import DISEASES, SPECIALIZATIONS, Disease
 from agentlab.replay import replay
-from agents.guard import SEQUENCES
 from agents.llm.base import Generation, ModelBackend
 from agents.models import Conversation
 from agents.runtime import Runtime, link_alert, system_value
-from agents.services import SOS_REQUESTS
+from agents.sos.flows import SOS_REQUESTS
+from agents.sos.guard import SEQUENCES
 from agents.tools import REGISTRY
 from agents.trajectory import export_conversation, render_caller, render_planner, title_from
 from core import realtime

@@ -13,7 +13,7 @@ from agents.tools.registry import tool
 from core.events import Event
 from core.realtime import push_to_user
 from health.models import Alert, Notification
-from health.monitor.soft_sos import soft_sos_notice
+from health.sos.soft import soft_sos_notice
 
 
 def _as_is(reply: str) -> Any:

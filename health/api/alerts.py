@@ -18,8 +18,8 @@ from rest_framework.response import Response
 from health import sos
 from health.api.base import ListFilterMixin, OwnedQuerysetMixin, domain_errors, sos_errors
 from health.models import Alert, AlertEvent
-from health.monitor.soft_sos import soft_sos_notice
-from health.sos_delivery import delivery_report
+from health.sos.delivery import delivery_report
+from health.sos.soft import soft_sos_notice
 
 CONFLICT = OpenApiResponse(description="The alert's kind or state does not allow this change.")
 

@@ -3,7 +3,7 @@ the devices and time span the new readings cover. For each rule (``health.monito
 the user's baseline (``health.monitor.baselines``), it replays the device's
 recent readings from where the condition's episode left off
 (``health.monitor.state``): a run of crossing readings long enough raises one
-soft SOS (``health.monitor.soft_sos``); as long a run of recovered readings
+soft SOS (``health.sos.soft``); as long a run of recovered readings
 clears the episode. Readings arriving late or out of order are judged in
 measured-time order with their neighbours.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from health.models import Alert, VitalReading
 from health.monitor import baselines, state
 from health.monitor.rules import ACTIVE_STEPS, ACTIVITY_WINDOW, GLITCH_HEART_RATE_BELOW, RULES, Rule
-from health.monitor.soft_sos import clear_episode, raise_soft_sos
+from health.sos.soft import clear_episode, raise_soft_sos
 
 # How far before the new readings the monitor looks: a run may have begun in
 # an earlier batch, and activity gating needs the steps before it.

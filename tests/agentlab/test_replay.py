@@ -8,7 +8,8 @@ import json
 from agentlab.replay import replay
 from agents.llm.scripted import ScriptedBackend
 from agents.models import Conversation
-from agents.services import post_user_message, run_hard_sos_start, start_chat
+from agents.services import post_user_message, start_chat
+from agents.sos.flows import run_hard_sos_start
 from agents.trajectory import export_conversation
 from health.models import Alert, Ambulance, Dispatch, OutboundMessage
 from tests.agents.helpers import call, end, fixture_trajectory, plan

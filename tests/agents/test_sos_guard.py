@@ -9,7 +9,7 @@ import pytest
 
 from agents.llm.base import BackendError
 from agents.llm.scripted import Delay, ScriptedBackend
-from agents.services import run_hard_sos_end, run_hard_sos_start, run_soft_sos
+from agents.sos.flows import run_hard_sos_end, run_hard_sos_start, run_soft_sos
 from health.models import Alert, AlertEvent, Dispatch, EmergencyContact, Notification, OutboundMessage
 from tests.agents.helpers import call, end, plan, states
 from tests.factories import AlertFactory

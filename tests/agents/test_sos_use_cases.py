@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 from agents.llm.scripted import ScriptedBackend
-from agents.services import run_hard_sos_end, run_hard_sos_start, run_soft_sos
+from agents.sos.flows import run_hard_sos_end, run_hard_sos_start, run_soft_sos
 from health.models import Alert, Dispatch, Notification, OutboundMessage
 from tests.agents.helpers import call, end, observations, plan, states
 from tests.factories import AlertFactory, DeviceFactory

@@ -53,7 +53,7 @@ class FakeTimer:
 @pytest.fixture
 def fake_timers():
     FakeTimer.made = []
-    with mock.patch("health.sos.threading.Timer", FakeTimer):
+    with mock.patch("health.sos.hard.threading.Timer", FakeTimer):
         yield FakeTimer.made
 
 

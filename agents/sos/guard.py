@@ -23,8 +23,8 @@ from agents.models import Conversation
 from agents.tools.emergency import active_dispatch
 from agents.trajectory import END
 from health.models import Alert, AlertEvent, OutboundMessage
-from health.monitor.soft_sos import soft_sos_notice
-from health.sos_delivery import emergency_number, phase_delivery, settled_delivery, should_call_now
+from health.sos.delivery import emergency_number, phase_delivery, settled_delivery, should_call_now
+from health.sos.soft import soft_sos_notice
 from health.validators import normalize_e164
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def _end_summary(runtime: Runtime) -> str:
 
 def soft_sos_text(runtime: Runtime) -> str:
     """The soft SOS notification of D.4: the alert's vitals report as the vitals monitor worded
-    it (``health.monitor.soft_sos.soft_sos_notice``), so the patient reads one text with the
+    it (``health.sos.soft.soft_sos_notice``), so the patient reads one text with the
     right units; notify_user refuses any other wording for a soft SOS."""
     return soft_sos_notice(runtime.alert).body
 

@@ -11,7 +11,7 @@ The life of a hard SOS alert::
         ▼  the start flow has finished ─▶ the end flow ─▶ dispatch released
       RESOLVED
 
-The SMS themselves are the Action Manager's job (registered in ``health.flows``): its SOS
+The SMS themselves are the Action Manager's job (registered in ``health.sos.flows``): its SOS
 guard completes the fixed sequence even without a model. This module owns the
 states, the timing, the rate limits and the bookkeeping around those flows,
 and writes every step on the alert's timeline.
@@ -34,9 +34,9 @@ from django.utils import timezone
 
 from core.events import Event
 from core.realtime import push_to_user
-from health import flows
-from health.flows import sos_flows
 from health.models import Alert, AlertEvent, Ambulance, Dispatch
+from health.sos import flows
+from health.sos.flows import sos_flows
 
 # Hard SOS alerts that went out (cancelled ones sent nothing) a user may raise
 # per hour; more than that is a stuck button or a child playing, and the

@@ -2,7 +2,7 @@
 
 The notification is written at once, in the ingesting request, so the user
 hears about abnormal vitals within the same round trip; the Action Manager's
-soft SOS flow (seed paper D.4, ``agents.services.run_soft_sos``) runs in a
+soft SOS flow (seed paper D.4, ``agents.sos.flows.run_soft_sos``) runs in a
 Celery task after commit and shows the same text in the chat: its notify_user
 step finds this notification and sends no second one (``soft_sos_notice`` is
 the one wording of both).
@@ -22,7 +22,7 @@ from core.events import Event
 from core.realtime import push_to_user
 from health.models import Alert, AlertEvent, Notification
 from health.monitor.rules import RULES_BY_CONDITION, Rule
-from health.sos import push_alert
+from health.sos.hard import push_alert
 
 # Each vital as the patient reads it: name and unit. "oxygen" is the seed paper's name for SpO2.
 _VITALS = {
@@ -78,7 +78,7 @@ def vitals_report(snapshot: dict[str, Any]) -> list[str]:
 
 def soft_sos_notice(alert: Alert | None) -> Notice:
     """The soft SOS notification, from the alert as recorded: the monitor's notification and
-    the Action Manager's soft SOS flow (``agents.guard.soft_sos_text``) both send this text."""
+    the Action Manager's soft SOS flow (``agents.sos.guard.soft_sos_text``) both send this text."""
     rule = RULES_BY_CONDITION.get(alert.condition) if alert is not None else None
     context = {
         "name": rule.label if rule else "Abnormal vitals",
@@ -87,8 +87,8 @@ def soft_sos_notice(alert: Alert | None) -> Notice:
         "advice": rule.advice if rule else "Sit or lie down, rest and re-measure.",
         "specialist": rule.specialist if rule else "general physician",
     }
-    title = render_to_string("health/soft_sos/title.txt", context).strip()
-    body = render_to_string("health/soft_sos/body.txt", context).strip()
+    title = render_to_string("health/sos/soft_title.txt", context).strip()
+    body = render_to_string("health/sos/soft_body.txt", context).strip()
     return Notice(title=title, body=body, vitals=tuple(context["vitals"]), advice=context["advice"])
 
 
