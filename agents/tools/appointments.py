@@ -271,26 +271,7 @@ def confirm_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appo
         specialist_id: Unique identifier for the chosen specialist.
         appointment_time_date: The chosen slot as 'HH:MM-HH:MM, DD/MM/YYYY'.
     """
-    ctx.check_user(user_id)
-    specialist = _specialist(specialist_id)
-    slot = _slot(specialist, parse_time_date(appointment_time_date, ctx.tz))
-    answer = _answer(ctx)
-    if _NO.match(answer):
-        raise ToolError("The user declined this appointment: nothing was booked. Do not book it.")
-    agreed = bool(_YES.match(answer))
-    with transaction.atomic():
-        held = _live_appointment(ctx, slot)
-        if held is not None:
-            if agreed and held.state == Appointment.State.HELD:
-                held.confirm()
-            return True  # already held for this user: confirming twice is harmless
-        # Booked (confirmed) only when the user said yes to it; otherwise held, not booked.
-        make = Appointment.book if agreed else Appointment.hold
-        try:
-            make(user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation, now=ctx.now())
-        except SlotUnavailable as exc:
-            raise ToolError(f"That slot is no longer available: {exc}") from exc
-    return True
+    return _take_slot(ctx, user_id, specialist_id, appointment_time_date)
 
 
 @tool
@@ -302,22 +283,32 @@ def book_appointment(ctx: ToolContext, user_id: str, specialist_id: str, appoint
         specialist_id: Unique identifier for the chosen specialist.
         appointment_time_date: The chosen slot as 'HH:MM-HH:MM, DD/MM/YYYY'.
     """
+    return _take_slot(ctx, user_id, specialist_id, appointment_time_date)
+
+
+def _take_slot(ctx: ToolContext, user_id: str, specialist_id: str, appointment_time_date: str) -> bool:
+    """Both booking tools: the appointment is booked (confirmed) only when the user's answer in this
+    request was yes; a no books nothing; without an answer the slot is only held (the patient
+    confirms it on the Appointments page). A model's word is never the patient's consent."""
     ctx.check_user(user_id)
     specialist = _specialist(specialist_id)
     slot = _slot(specialist, parse_time_date(appointment_time_date, ctx.tz))
+    answer = _answer(ctx)
+    if _NO.match(answer):
+        raise ToolError("The user declined this appointment: nothing was booked. Do not book it.")
+    agreed = bool(_YES.match(answer))
     with transaction.atomic():
         held = _live_appointment(ctx, slot)
         if held is not None:
-            if held.state == Appointment.State.HELD:
+            if agreed and held.state == Appointment.State.HELD:
                 try:
                     held.confirm()
                 except InvalidTransition as exc:
                     raise ToolError(str(exc)) from exc
-            return True
+            return True  # already held for this user: confirming twice is harmless
+        make = Appointment.book if agreed else Appointment.hold
         try:
-            Appointment.book(
-                user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation, now=ctx.now()
-            )
+            make(user=ctx.user, slot_id=slot.pk, symptoms=_symptoms(ctx), conversation=ctx.conversation, now=ctx.now())
         except SlotUnavailable as exc:
             raise ToolError(f"That slot is no longer available: {exc}") from exc
     return True

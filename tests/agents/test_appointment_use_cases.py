@@ -89,7 +89,7 @@ def test_a_general_appointment_the_user_agreed_to_is_booked_saves_history_and_st
     ).exists()
 
 
-def test_book_appointment_confirms_the_held_slot(alice, ref, gp_slot):
+def test_book_appointment_without_the_patients_yes_only_holds_the_slot(alice, ref, gp_slot):
     when = slot_text(gp_slot)
     backend = ScriptedBackend(
         planner=[plan("Hold it.", "Confirm the appointment."), plan("Held.", "Book it."), end()],
@@ -103,10 +103,11 @@ def test_book_appointment_confirms_the_held_slot(alice, ref, gp_slot):
 
     conversation = start_chat(alice, "Book the GP slot tomorrow at ten.", backend=backend)
 
+    # The patient never saw and accepted this specialist and time: held, not booked, whichever tool.
     assert conversation.status == "completed"
     appointment = Appointment.objects.get(user=alice)
-    assert appointment.state == Appointment.State.CONFIRMED
-    assert appointment.confirmed_at is not None
+    assert appointment.state == Appointment.State.HELD
+    assert appointment.confirmed_at is None
 
 
 def test_a_slot_is_never_booked_twice(alice, bob, ref, gp_slot):
