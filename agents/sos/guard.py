@@ -103,12 +103,13 @@ def _name(runtime: Runtime) -> str:
 
 
 def _location_text(runtime: Runtime) -> str:
+    """Where get_location said the user is: coordinates (5 decimals, ~1 m) plus a map link the
+    crew's phone opens without our app."""
     located = last_result(runtime.states, "get_location")
     if not isinstance(located, dict):
-        return "an unknown location"
-    # Coordinates plus a map link: the crew's phone opens it without our app.
+        return _text("_location.txt")
     lat, lon = float(located["latitude"]), float(located["longitude"])
-    return f"{lat:.5f}, {lon:.5f} (map: https://www.openstreetmap.org/?mlat={lat:.5f}&mlon={lon:.5f}#map=17/{lat:.5f}/{lon:.5f})"
+    return _text("_location.txt", lat=f"{lat:.5f}", lon=f"{lon:.5f}")
 
 
 def _assigned(runtime: Runtime):
@@ -219,7 +220,7 @@ HARD_SOS_START = (
     RequiredStep(
         "notify_user",
         "Call notify_user to inform the user that the SOS process is being triggered.",
-        _notify(lambda r: "Hard SOS triggered. We are initiating emergency response procedures."),
+        _notify(lambda r: _text("start_notice.txt")),
     ),
     RequiredStep("get_location", "Call get_location to fetch the user's current coordinates.", lambda r: {}),
     RequiredStep(
@@ -230,13 +231,13 @@ HARD_SOS_START = (
     RequiredStep(
         "send_message",
         "Call send_message to notify the ambulance with the user's location and details.",
-        _to_ambulance(lambda r: f"EMERGENCY: ambulance needed for {_name(r)} at {_location_text(r)}"),
+        _to_ambulance(lambda r: _text("start_to_ambulance.txt", name=_name(r), location=_location_text(r))),
         recipient="ambulance",
     ),
     RequiredStep(
         "send_message",
         "Call send_message to notify emergency contacts about the SOS and user's location.",
-        _to_contacts(lambda r: f"SOS triggered by {_name(r)} at {_location_text(r)}"),
+        _to_contacts(lambda r: _text("start_to_contacts.txt", name=_name(r), location=_location_text(r))),
         recipient="contacts",
     ),
     RequiredStep(
@@ -250,7 +251,7 @@ HARD_SOS_END = (
     RequiredStep(
         "notify_user",
         "Call notify_user to inform the user about the initiation of the End SOS process.",
-        _notify(lambda r: "End SOS triggered. We are notifying all relevant parties."),
+        _notify(lambda r: _text("end_notice.txt")),
     ),
     RequiredStep(
         "get_assigned_ambulance",
