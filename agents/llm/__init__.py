@@ -50,20 +50,20 @@ def get_backend() -> ModelBackend:
     """
     choice = resolved_choice()
     if choice == "scripted":
-        from agents.llm import scripted
+        from agents.llm import scripted  # the chosen backend only: each pulls in its heavy libraries
 
         return scripted.installed()
     try:
         if choice == "transformers":
-            from agents.llm import transformers_backend
+            from agents.llm import transformers_backend  # the chosen backend only: each pulls in its heavy libraries
 
             return transformers_backend.configured()
         if choice == "openai":
-            from agents.llm import openai_backend
+            from agents.llm import openai_backend  # the chosen backend only: each pulls in its heavy libraries
 
             return openai_backend.configured()
         if choice == "llamacpp":
-            from agents.llm import llamacpp_backend
+            from agents.llm import llamacpp_backend  # the chosen backend only: each pulls in its heavy libraries
 
             return llamacpp_backend.configured()
     except ImproperlyConfigured as exc:

@@ -170,7 +170,7 @@ class TorchTarget:
         return self.cache.get_seq_length()
 
     def forward(self, tokens: list[int], keep: int) -> list[int]:
-        import torch
+        import torch  # heavy, optional: loaded only when used
 
         # Logits only where they are read: the vocabulary projection of a long new
         # prompt piece would cost more than the rest of the pass.
@@ -181,7 +181,7 @@ class TorchTarget:
         return output.logits[0].argmax(dim=-1).tolist()
 
     def scores(self, tokens: list[int]) -> Any:
-        import torch
+        import torch  # heavy, optional: loaded only when used
 
         with torch.inference_mode():
             output = self.model(

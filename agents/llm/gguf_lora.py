@@ -49,7 +49,7 @@ def read_adapter(adapter_dir: Path, *, heads: int, kv_heads: int) -> tuple[float
 
     ``b`` of the query and key projections is already in the GGUF base's rotary row order.
     """
-    from safetensors.numpy import load_file
+    from safetensors.numpy import load_file  # heavy, optional: loaded only when used
 
     config_path = adapter_dir / "adapter_config.json"
     weights_path = adapter_dir / "adapter_model.safetensors"
@@ -77,7 +77,7 @@ def read_adapter(adapter_dir: Path, *, heads: int, kv_heads: int) -> tuple[float
 
 def export(adapter_dir: Path, out: Path, *, heads: int, kv_heads: int) -> Path:
     """Write ``adapter_dir`` (peft, safetensors) as a llama.cpp LoRA GGUF at ``out``; returns ``out``."""
-    import gguf
+    import gguf  # heavy, optional: loaded only when used
 
     alpha, weights = read_adapter(adapter_dir, heads=heads, kv_heads=kv_heads)
     out.parent.mkdir(parents=True, exist_ok=True)

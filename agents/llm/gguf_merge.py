@@ -22,8 +22,8 @@ from agents.llm.gguf_lora import ExportError, finish, read_adapter
 
 def merge(base: Path, adapter_dir: Path, out: Path, *, heads: int, kv_heads: int, qtype: str = "Q8_0") -> Path:
     """Write ``base`` with ``adapter_dir`` merged into it at ``out`` (merged weights as ``qtype``)."""
-    import gguf
-    import numpy
+    import gguf  # heavy, optional: loaded only when used
+    import numpy  # heavy, optional: loaded only when used
 
     alpha, weights = read_adapter(adapter_dir, heads=heads, kv_heads=kv_heads)
     target_type = gguf.GGMLQuantizationType[qtype]

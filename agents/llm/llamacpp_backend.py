@@ -87,8 +87,8 @@ class _Runner:
     """The llama.cpp model, context and batch (ctypes); used under the backend's lock."""
 
     def __init__(self, gguf: Path, loras: Mapping[Role, Path | None], threads: int, sequences: int) -> None:
-        import llama_cpp as api
-        import numpy
+        import llama_cpp as api  # heavy, optional: loaded only when used
+        import numpy  # heavy, optional: loaded only when used
 
         self.api, self.numpy = api, numpy
         _quiet(api)
@@ -270,7 +270,7 @@ def configured() -> LlamaCppBackend:
 def prepare() -> list[Path]:
     """Write the GGUFs the configured adapters run from (merged models or exported LoRAs) now,
     so that the first chat does not wait for them; their paths. Loads no model."""
-    from transformers import AutoConfig
+    from transformers import AutoConfig  # heavy, optional: loaded only when used
 
     gguf = model_store.gguf_path()
     adapters = model_store.adapter_dirs()
@@ -295,7 +295,7 @@ def _merged(adapters: Mapping[Role, Path | None]) -> bool:
 
 def _build(gguf: Path, adapters: Mapping[Role, Path | None]) -> LlamaCppBackend:
     started = time.perf_counter()
-    from transformers import AutoConfig, AutoTokenizer
+    from transformers import AutoConfig, AutoTokenizer  # heavy, optional: loaded only when used
 
     model_dir = model_store.base_model_dir()
     config = AutoConfig.from_pretrained(model_dir, local_files_only=True)

@@ -161,8 +161,8 @@ def prepare(cache_dir: Path | None = None) -> Prepared:
     require_ml_libraries()
     source = gguf_path()
     offline()
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    import torch  # heavy, optional: loaded only when used
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # heavy, optional: loaded only when used
 
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))

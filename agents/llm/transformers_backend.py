@@ -113,7 +113,7 @@ class TransformersBackend(LocalBackend):
 
     def _reusable_cache(self, key: str, ids: list[int]) -> Any:
         """A fresh cache holding the longest token-exact prefix of ``ids`` seen before under ``key``."""
-        from transformers import DynamicCache
+        from transformers import DynamicCache  # heavy, optional: loaded only when used
 
         best, best_length = None, 0
         for entry in self._prefixes.get(key, []) if self.prefix_cache else []:
@@ -162,8 +162,8 @@ def _build(model_dir: Path, adapters: Mapping[Role, Path | None], *, threads: in
     model_store.require_ml_libraries()
     model_store.offline()
     started = time.perf_counter()
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    import torch  # heavy, optional: loaded only when used
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # heavy, optional: loaded only when used
 
     torch.set_num_threads(threads)
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
@@ -176,7 +176,7 @@ def _build(model_dir: Path, adapters: Mapping[Role, Path | None], *, threads: in
         if path is None:
             names[role] = None
             continue
-        from peft import PeftModel
+        from peft import PeftModel  # heavy, optional: loaded only when used
 
         # Every adapter goes onto the same base instance: one copy of the weights.
         if isinstance(model, PeftModel):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from agents.trajectory import export_conversation
+
 # Tools whose observation is the user's answer to a question.
 QUESTION_TOOLS = ("get_input_from_user", "follow_up_with_user")
 
@@ -17,8 +19,6 @@ QUESTION_TOOLS = ("get_input_from_user", "follow_up_with_user")
 def _states(conversation) -> list[dict[str, Any]]:
     if conversation is None:
         return []
-    from agents.trajectory import export_conversation
-
     return export_conversation(conversation)
 
 

@@ -56,7 +56,7 @@ class Specialist(models.Model):
 class SlotQuerySet(models.QuerySet):
     def free(self) -> SlotQuerySet:
         """Slots with no live (proposed, confirmed or completed) appointment."""
-        from health.models.appointments import Appointment
+        from health.models.appointments import Appointment  # appointments imports this module
 
         return self.exclude(appointments__state__in=Appointment.HOLDING_STATES)
 

@@ -101,7 +101,7 @@ def _tasks_run_eagerly() -> bool:
 
 
 def _enqueue_countdown(alert: Alert) -> None:
-    from health.tasks import hard_sos_countdown_elapsed
+    from health.tasks import hard_sos_countdown_elapsed  # see _tasks_run_eagerly
 
     alert_id = alert.pk
     delay = max(0.0, (alert.countdown_ends_at - timezone.now()).total_seconds())
@@ -140,7 +140,7 @@ def _start_countdown_timer(alert_id: int, delay: float) -> None:
 
 
 def _countdown_timer_fired(alert_id: int) -> None:
-    from health.tasks import hard_sos_countdown_elapsed
+    from health.tasks import hard_sos_countdown_elapsed  # see _tasks_run_eagerly
 
     with _countdown_timers_lock:
         if _countdown_timers.get(alert_id) is threading.current_thread():
@@ -395,7 +395,7 @@ def request_end(alert: Alert, reason: str = "") -> Alert:
     after the start flow has finished; its messages say that reason, once to
     each recipient. Ending a resolved or cancelled SOS changes nothing.
     """
-    from health.tasks import end_hard_sos
+    from health.tasks import end_hard_sos  # see _tasks_run_eagerly
 
     with transaction.atomic():
         locked = Alert.objects.select_for_update().get(pk=alert.pk)

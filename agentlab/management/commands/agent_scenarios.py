@@ -100,7 +100,7 @@ class Command(BaseCommand):
     def _sharded(self, cases, workers: int, *, progress: bool):
         bar = None
         if progress:
-            from tqdm import tqdm
+            from tqdm import tqdm  # heavy, optional: loaded only when used
 
             bar = tqdm(total=len(cases), desc="agent_scenarios", unit="case", file=sys.stderr)
         try:

