@@ -180,6 +180,8 @@ $("sos-button").addEventListener("click", async () => {
   $("sos-cancel").focus(); // the one thing a patient who pressed by mistake needs next
 });
 $("sos-cancel").addEventListener("click", () => act(`/api/alerts/${alert.id}/cancel/`));
+// The button is served disabled: a press before this script handles it would do nothing.
+$("sos-button").disabled = false;
 for (const button of document.querySelectorAll("#sos-end button[data-reason]")) {
   button.addEventListener("click", () => act(`/api/sos/${alert.id}/end/`, { reason: button.dataset.reason }));
 }
