@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,35 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+# HTTP requests the served app is still answering. A test's database is emptied when it ends; a
+# request a page sent as it closed must finish first (on PostgreSQL a multi-table SELECT and the
+# flush's TRUNCATE otherwise deadlock).
+_in_flight = 0
+_in_flight_lock = threading.Lock()
+
+
+def _counting(app):
+    async def counted(scope, receive, send):
+        global _in_flight
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        with _in_flight_lock:
+            _in_flight += 1
+        try:
+            return await app(scope, receive, send)
+        finally:
+            with _in_flight_lock:
+                _in_flight -= 1
+
+    return counted
+
+
+def wait_until_the_server_is_idle(timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while _in_flight and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="session")
 def live_url() -> Iterator[str]:
     """The base URL of the app served by daphne in a background thread."""
@@ -46,7 +76,7 @@ def live_url() -> Iterator[str]:
     port = _free_port()
     ready = threading.Event()
     server = Server(
-        application=ASGIStaticFilesHandler(application),
+        application=_counting(ASGIStaticFilesHandler(application)),
         endpoints=build_endpoint_description_strings(host="127.0.0.1", port=port),
         signal_handlers=False,
         ready_callable=ready.set,
@@ -90,6 +120,7 @@ def page(browser, live_url, transactional_db) -> Iterator:
     page = context.new_page()
     yield page
     context.close()
+    wait_until_the_server_is_idle()
 
 
 def screenshot(page, name: str) -> Path:
@@ -123,3 +154,17 @@ def sign_in(page, username: str, password: str = "correct horse battery") -> Non
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url("**/")
+
+
+@pytest.fixture(autouse=True)
+def background_sos_runs_finish(transactional_db) -> Iterator[None]:
+    """Without a worker, a hard SOS runs in a countdown timer thread of the served app. Let it
+    finish before the test database is emptied: PostgreSQL's TRUNCATE and that thread's last
+    writes otherwise deadlock."""
+    yield
+    from health.sos import cancel_countdown_timers
+
+    cancel_countdown_timers()  # those still counting down: the test is over, nobody is waiting for them
+    for thread in threading.enumerate():
+        if thread.name.startswith("sos-countdown-"):
+            thread.join(30)
