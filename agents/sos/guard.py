@@ -190,7 +190,10 @@ def _start_summary(runtime: Runtime) -> str:
     return _text(
         "start_summary.txt",
         start=start,
-        call_now=start.undelivered or not start.ambulance.total or not start.contacts.total or should_call_now(alert),
+        call_now=start.undelivered
+        or not start.ambulance.total
+        or not start.contacts.total
+        or should_call_now(alert, start),
         number=emergency_number(),
         **_who(runtime, OutboundMessage.Phase.START),
     )

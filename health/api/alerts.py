@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
@@ -86,9 +85,6 @@ class AlertViewSet(ListFilterMixin, OwnedQuerysetMixin, viewsets.ReadOnlyModelVi
     queryset = Alert.objects.prefetch_related("events")
     serializer_class = AlertSerializer
     list_filter = AlertFilter
-
-    def filter_list(self, queryset: QuerySet[Alert], wanted: dict) -> QuerySet[Alert]:
-        return queryset.filter(**wanted)
 
     def _respond(self, alert: Alert) -> Response:
         return Response(AlertSerializer(self.get_queryset().get(pk=alert.pk)).data)

@@ -101,7 +101,9 @@ class ListFilterMixin:
         return self.filter_list(queryset, params.validated_data)
 
     def filter_list(self, queryset: QuerySet, wanted: dict) -> QuerySet:
-        raise NotImplementedError
+        """Each validated parameter as a field lookup of the same name; views whose parameters
+        are not plain fields (a date range, a name to normalise) narrow the queryset themselves."""
+        return queryset.filter(**wanted)
 
 
 class OwnedPrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):

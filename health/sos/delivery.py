@@ -139,13 +139,14 @@ def ambulance_dispatched(alert: Alert) -> bool:
     return Dispatch.objects.filter(alert=alert).exists()
 
 
-def should_call_now(alert: Alert) -> bool:
+def should_call_now(alert: Alert, start: PhaseDelivery | None = None) -> bool:
     """Whether the patient must be told, prominently, to call the emergency
     number: the hard SOS went out and a message did not reach its recipient,
-    or no ambulance could be dispatched once the start sequence finished."""
+    or no ambulance could be dispatched once the start sequence finished.
+    ``start`` is the start phase's delivery when the caller has just read it."""
     if alert.kind != Alert.Kind.HARD or alert.state in (Alert.State.COUNTDOWN, Alert.State.CANCELLED):
         return False
-    start = phase_delivery(alert, OutboundMessage.Phase.START)
+    start = start or phase_delivery(alert, OutboundMessage.Phase.START)
     if start.undelivered:
         return True
     late = timezone.now() - CALL_IF_PENDING_AFTER
@@ -165,6 +166,6 @@ def delivery_report(alert: Alert) -> dict:
         "start": {"ambulance": start.ambulance.as_dict(), "contacts": start.contacts.as_dict()},
         "end": {"ambulance": end.ambulance.as_dict(), "contacts": end.contacts.as_dict()},
         "ambulance_dispatched": ambulance_dispatched(alert),
-        "call_emergency_number": should_call_now(alert),
+        "call_emergency_number": should_call_now(alert, start),
         "emergency_number": emergency_number(),
     }
