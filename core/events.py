@@ -22,6 +22,8 @@ class Event(enum.StrEnum):
     OUTBOX = "outbox"  # an SOS text reached its outcome (sent, not sent, failed)
     VITALS = "vitals"  # new vitals readings were stored
     WATCH = "watch"  # the simulated watch's feed changed
+    PRESCRIPTION = "prescription"  # a prescription's reading moved on (queued, reading, read, failed)
+    DOSE = "dose"  # a dose event was created or changed (due, reminded, taken, snoozed, skipped, missed)
 
 
 class HelloPayload(TypedDict):
@@ -67,6 +69,19 @@ class AlertPayload(TypedDict):
     countdown_ends_at: str | None
 
 
+class PrescriptionPayload(TypedDict):
+    id: int
+    status: str
+    error: str
+
+
+class DosePayload(TypedDict):
+    id: int
+    medication: int
+    state: str
+    due_at: str
+
+
 class OutboxPayload(TypedDict):
     id: int
     alert: int
@@ -81,6 +96,8 @@ PAYLOADS: dict[Event, type] = {
     Event.NOTIFICATION: NotificationPayload,
     Event.ALERT: AlertPayload,
     Event.OUTBOX: OutboxPayload,
+    Event.PRESCRIPTION: PrescriptionPayload,
+    Event.DOSE: DosePayload,
     Event.VITALS: dict,  # the stored readings, as health.vitals serialises them
     Event.WATCH: dict,  # the simulator's state, as health.simulator.feed serialises it
 }

@@ -21,18 +21,31 @@ def prescription_upload_path(instance: Prescription, filename: str) -> str:
 
 
 class Prescription(models.Model):
+    """An uploaded prescription: queued (pending) -> being read (processing) -> read, waiting for the
+    patient to check the medications found (needs_review) -> confirmed (its medications are scheduled);
+    a read that failed says why (``parse_error``) and can be tried again."""
+
     class ParseStatus(models.TextChoices):
-        PENDING = "pending", "Pending"
-        PROCESSING = "processing", "Processing"
-        PARSED = "parsed", "Parsed"
-        NEEDS_REVIEW = "needs_review", "Needs review"
-        FAILED = "failed", "Failed"
+        PENDING = "pending", "Waiting to be read"
+        PROCESSING = "processing", "Being read"
+        NEEDS_REVIEW = "needs_review", "Read: check the medicines"
+        CONFIRMED = "confirmed", "Confirmed"
+        FAILED = "failed", "Could not be read"
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="prescriptions")
     image = models.FileField(upload_to=prescription_upload_path, blank=True)
     ocr_text = models.TextField(blank=True)
     parse_status = models.CharField(max_length=16, choices=ParseStatus.choices, default=ParseStatus.PENDING)
     parse_error = models.CharField(max_length=255, blank=True)
+    content_type = models.CharField(max_length=40, blank=True, help_text="Detected from the file's content.")
+    extracted = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The medications read from the text, for the patient to check; nothing is scheduled "
+        "from them until the patient confirms.",
+    )
+    read_seconds = models.FloatField(null=True, blank=True, help_text="Time the reading took.")
+    confirmed_at = models.DateTimeField(null=True, blank=True)
     prescriber = models.CharField(max_length=120, blank=True)
     issued_on = models.DateField(null=True, blank=True)
     uploaded_at = models.DateTimeField(auto_now_add=True)

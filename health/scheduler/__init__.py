@@ -1,7 +1,17 @@
-"""The Scheduler: from prescription text to a medication schedule.
+"""The Scheduler: prescription photo -> text -> medications -> reminders that fire -> doses and adherence.
 
+- ``images``: an uploaded file (JPEG, PNG, HEIC/HEIF, one-page PDF) checked by content and limits and
+  opened as an upright RGB image; a bad file is refused with the reason the patient reads;
+- ``ocr``: EasyOCR, one ``Reader`` per process built once from the offline English models, with the
+  preprocessing a phone photo needs; image -> text;
+- ``reading``: image -> text -> medications, the one path the app's Celery task and the
+  ``read_prescription`` command share (no database);
 - ``extract``: ``extract_medications(text)`` turns prescription text (typed, or read by OCR) into
   medications (name, strength, dose, times per day, clock times, duration, relation to food), with a
   spaCy blank English pipeline and rule patterns; a pure function, no database;
-- ``lexicon``: the medication lexicon (``lexicon.json``: generic names, brands, misspellings).
+- ``lexicon``: the medication lexicon (``lexicon.json``: generic names, brands, misspellings);
+- ``schedule``: a confirmed medication (from a prescription or from chat) becomes reminder times in
+  the patient's time zone;
+- ``dispatch``: fires each dose when due (run by beat), snoozes, marks missed, re-alerts once;
+- ``adherence``: taken / due per medication and per day.
 """
