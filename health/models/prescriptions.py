@@ -57,6 +57,51 @@ class Prescription(models.Model):
     def __str__(self) -> str:
         return f"Prescription {self.pk} ({self.parse_status})"
 
+    # The reading's steps. Each is a conditional update, so a task delivered twice (a worker died,
+    # the broker redelivered) or a retry pressed in two tabs moves the row once.
+    def start_reading(self) -> bool:
+        """Waiting (or left half-read by a worker that died) -> being read; False if not waiting."""
+        return self._advance(
+            (self.ParseStatus.PENDING, self.ParseStatus.PROCESSING), self.ParseStatus.PROCESSING, parse_error=""
+        )
+
+    def record_reading(self, text: str, medications: list[dict], seconds: float) -> bool:
+        """Being read -> read: the text and the medications found wait for the patient to check them."""
+        return self._advance(
+            (self.ParseStatus.PROCESSING,),
+            self.ParseStatus.NEEDS_REVIEW,
+            ocr_text=text,
+            extracted=medications,
+            read_seconds=round(seconds, 3),
+            parsed_at=timezone.now(),
+        )
+
+    def record_failure(self, reason: str) -> bool:
+        """Being read -> could not be read, with the reason the patient sees."""
+        return self._advance((self.ParseStatus.PROCESSING,), self.ParseStatus.FAILED, parse_error=reason[:255])
+
+    def retry(self) -> None:
+        """A failed read is queued again; ``InvalidTransition`` from any other state."""
+        if not self._advance((self.ParseStatus.FAILED,), self.ParseStatus.PENDING, parse_error=""):
+            state = self.get_parse_status_display().lower()
+            raise InvalidTransition(f"Only a prescription that could not be read can be read again; it is {state}.")
+
+    def mark_confirmed(self) -> None:
+        """Read -> confirmed, once the patient has checked its medications (they are scheduled by the
+        caller in the same transaction); ``InvalidTransition`` if it was not waiting for that."""
+        if not self._advance((self.ParseStatus.NEEDS_REVIEW,), self.ParseStatus.CONFIRMED, confirmed_at=timezone.now()):
+            raise InvalidTransition(
+                f"This prescription is {self.get_parse_status_display().lower()}: there is nothing to confirm."
+            )
+
+    def _advance(self, allowed: tuple[str, ...], target: str, **fields) -> bool:
+        moved = Prescription.objects.filter(pk=self.pk, parse_status__in=allowed).update(parse_status=target, **fields)
+        if moved:
+            self.parse_status = target
+            for name, value in fields.items():
+                setattr(self, name, value)
+        return bool(moved)
+
 
 class Medication(models.Model):
     class FoodTiming(models.TextChoices):
