@@ -44,6 +44,7 @@ class PatientProfileAdmin(admin.ModelAdmin):
         ("Home", {"fields": ("home_address", "home_latitude", "home_longitude")}),
         ("Medical background", {"fields": ("conditions", "allergies")}),
         ("Safety", {"fields": ("sms_opt_in", "emergency_contacts", "devices")}),
+        ("Medication reminders", {"fields": ("reminder_sms", "tell_carer_of_missed_doses")}),
         ("System", {"fields": ("updated_at",)}),
     )
 
@@ -131,8 +132,8 @@ class PatientProfileAdmin(admin.ModelAdmin):
 
 @admin.register(EmergencyContact)
 class EmergencyContactAdmin(admin.ModelAdmin):
-    list_display = ("name", "user", "relation", "phone", "priority", "created_at")
-    list_filter = ("relation",)
+    list_display = ("name", "user", "relation", "phone", "priority", "is_carer", "created_at")
+    list_filter = ("relation", "is_carer")
     search_fields = ("name", "phone", "relation", "user__username", "user__first_name", "user__last_name")
     list_select_related = ("user",)
     readonly_fields = ("created_at",)
@@ -183,7 +184,7 @@ class ProfileInline(admin.StackedInline):
 class EmergencyContactInline(admin.TabularInline):
     model = EmergencyContact
     extra = 0
-    fields = ("name", "relation", "phone", "priority")
+    fields = ("name", "relation", "phone", "priority", "is_carer")
 
 
 class DeviceInline(ReadOnlyTabularInline):

@@ -32,7 +32,8 @@ class PrescriptionAdmin(admin.ModelAdmin):
 class ReminderInline(admin.TabularInline):
     model = Reminder
     extra = 0
-    fields = ("time_of_day", "enabled")
+    fields = ("time_of_day", "enabled", "checked_until")
+    readonly_fields = ("checked_until",)
 
 
 @admin.register(Medication)
@@ -64,6 +65,8 @@ class ReminderAdmin(admin.ModelAdmin):
     search_fields = ("medication__name", "medication__user__username")
     list_select_related = ("medication__user",)
     raw_id_fields = ("medication",)
+    # The dispatcher's mark: moving it by hand would owe (and send) doses or lose them.
+    readonly_fields = ("checked_until",)
 
     @admin.display(description="patient", ordering="medication__user__username")
     def patient(self, reminder: Reminder) -> str:
@@ -93,13 +96,14 @@ class DoseAttentionFilter(admin.SimpleListFilter):
 
 @admin.register(DoseEvent)
 class DoseEventAdmin(admin.ModelAdmin):
-    list_display = ("due_at", "user", "medication", "state", "sent_at", "acted_at", "snoozed_until")
-    list_filter = (DoseAttentionFilter, "state")
+    list_display = ("due_at", "user", "medication", "state", "sent_at", "late", "acted_at", "snoozed_until")
+    list_filter = (DoseAttentionFilter, "state", "late")
     search_fields = ("user__username", "reminder__medication__name")
     list_select_related = ("user", "reminder__medication")
     date_hierarchy = "due_at"
     raw_id_fields = ("reminder",)
-    readonly_fields = ("sent_at", "acted_at")
+    # What the dispatcher and the patient recorded: the dose's history, not an operator's to edit.
+    readonly_fields = ("due_on", "sent_at", "late", "acted_at", "realerted_at", "missed_at", "carer_notified_at")
 
     @admin.display(description="medication", ordering="reminder__medication__name")
     def medication(self, event: DoseEvent) -> str:

@@ -13,7 +13,7 @@ class EmergencyContactSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EmergencyContact
-        fields = ["id", "name", "relation", "phone", "priority", "created_at"]
+        fields = ["id", "name", "relation", "phone", "priority", "is_carer", "created_at"]
         read_only_fields = ["created_at"]
 
     def validate_phone(self, phone: str) -> str:

@@ -122,20 +122,25 @@ class DoseEventSerializer(serializers.ModelSerializer):
             "medication",
             "medication_name",
             "due_at",
+            "due_on",
             "state",
             "sent_at",
+            "late",
             "acted_at",
             "snoozed_until",
+            "realerted_at",
+            "missed_at",
+            "carer_notified_at",
         ]
         read_only_fields = fields
 
 
 class SnoozeSerializer(serializers.Serializer):
-    minutes = serializers.IntegerField(min_value=1, max_value=240, default=10)
+    minutes = serializers.ChoiceField(choices=DoseEvent.SNOOZE_MINUTES, default=10)
 
 
 class DoseEventViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Each due dose and what happened to it (reminded, taken, snoozed, missed)."""
+    """Each due dose and what happened to it (reminded, taken, snoozed, skipped, missed)."""
 
     queryset = DoseEvent.objects.select_related("reminder__medication")
     serializer_class = DoseEventSerializer
@@ -148,10 +153,18 @@ class DoseEventViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.Retriev
             dose = self.get_object().take()
         return Response(DoseEventSerializer(dose).data)
 
+    @extend_schema(request=None, responses={200: DoseEventSerializer, 409: CONFLICT})
+    @action(detail=True, methods=["post"])
+    def skip(self, request: Request, pk: str | None = None) -> Response:
+        """The patient chose not to take this dose."""
+        with domain_errors():
+            dose = self.get_object().skip()
+        return Response(DoseEventSerializer(dose).data)
+
     @extend_schema(request=SnoozeSerializer, responses={200: DoseEventSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def snooze(self, request: Request, pk: str | None = None) -> Response:
-        """Put this dose off for ``minutes`` (1-240, default 10): it is recorded as snoozed until then."""
+        """Put this dose off for ``minutes`` (10, 30 or 60; default 10): the reminder goes out again then."""
         dose = self.get_object()
         params = SnoozeSerializer(data=request.data)
         params.is_valid(raise_exception=True)

@@ -28,6 +28,8 @@ class PatientProfileSerializer(serializers.ModelSerializer):
             "conditions",
             "allergies",
             "sms_opt_in",
+            "reminder_sms",
+            "tell_carer_of_missed_doses",
             "updated_at",
         ]
         read_only_fields = ["updated_at"]

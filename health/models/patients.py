@@ -38,6 +38,14 @@ class PatientProfile(models.Model):
     sms_opt_in = models.BooleanField(
         default=True, help_text="Allow SMS to emergency contacts and ambulances on this patient's behalf."
     )
+    reminder_sms = models.BooleanField(
+        default=False,
+        help_text="Also send each medication reminder by SMS to the patient's phone (in-app reminders always go).",
+    )
+    tell_carer_of_missed_doses = models.BooleanField(
+        default=False,
+        help_text="When a dose is missed, send one SMS to each emergency contact marked as carer.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -68,6 +76,10 @@ class EmergencyContact(models.Model):
     relation = models.CharField(max_length=60, blank=True)
     phone = models.CharField(max_length=20, validators=[validate_e164], help_text="E.164, e.g. +14155550123")
     priority = models.PositiveSmallIntegerField(default=1, help_text="1 is called first.")
+    is_carer = models.BooleanField(
+        default=False,
+        help_text="Looks after the patient's medicines: told of a missed dose when the patient opted in.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

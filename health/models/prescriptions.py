@@ -149,6 +149,29 @@ class Medication(models.Model):
     def __str__(self) -> str:
         return " ".join(part for part in (self.name, self.strength) if part)
 
+    def save(self, *args, **kwargs) -> None:
+        # A medication switched back on resumes from now: the days it was off are not missed doses.
+        resuming = self.pk is not None and self.active and Medication.objects.filter(pk=self.pk, active=False).exists()
+        super().save(*args, **kwargs)
+        if resuming:
+            self.reminders.update(checked_until=timezone.now())
+
+    def set_times(self, clock_times: list[str]) -> None:
+        """The patient chose these local times ("HH:MM", sorted; none: as needed): they are no longer
+        the app's defaults, and the reminders follow them."""
+        with transaction.atomic():
+            self.clock_times = list(clock_times)
+            self.times_per_day = max(1, len(clock_times))
+            self.default_times = False
+            self.save(update_fields=["clock_times", "times_per_day", "default_times"])
+            self.sync_reminders()
+
+    def stop(self) -> None:
+        """The patient stopped taking it: no more reminders; its dose history stays."""
+        if self.active:
+            self.active = False
+            self.save(update_fields=["active"])
+
     def sync_reminders(self) -> None:
         """Make the enabled reminders the medication's clock times: one per time, others switched off
         (kept, with their dose history)."""
@@ -162,6 +185,11 @@ class Reminder(models.Model):
     medication = models.ForeignKey(Medication, on_delete=models.CASCADE, related_name="reminders")
     time_of_day = models.TimeField(help_text="In the patient's time zone.")
     enabled = models.BooleanField(default=True)
+    checked_until = models.DateTimeField(
+        default=timezone.now,
+        help_text="Every dose due up to this moment has its dose event (the dispatcher's mark). A new or "
+        "re-enabled reminder starts here: no dose is owed from before it was on.",
+    )
 
     class Meta:
         ordering = ["time_of_day"]
@@ -172,44 +200,90 @@ class Reminder(models.Model):
     def __str__(self) -> str:
         return f"{self.medication} at {self.time_of_day:%H:%M}"
 
+    def save(self, *args, **kwargs) -> None:
+        # Switched back on: the time it was off owes no doses (and sends no late reminders).
+        if self.pk is not None and self.enabled and Reminder.objects.filter(pk=self.pk, enabled=False).exists():
+            self.checked_until = timezone.now()
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "checked_until"}
+        super().save(*args, **kwargs)
+
 
 class DoseEvent(models.Model):
+    """One dose of one reminder on one of the patient's days, and what became of it.
+
+    due -> sent (the reminder went out; ``late`` when it went out well after the due time, after the
+    app was not running) -> taken / skipped (the patient said so) or snoozed (re-sent at
+    ``snoozed_until``, once per snooze) or missed (not acted on: re-alerted once first, see
+    ``health.scheduler.dispatch``). A dose found overdue beyond the catch-up horizon is recorded
+    missed without ever being sent (``sent_at`` stays empty). Taken and skipped stay possible after
+    missed: the record says what the patient did.
+    """
+
     class State(models.TextChoices):
         DUE = "due", "Due"
         SENT = "sent", "Reminder sent"
         TAKEN = "taken", "Taken"
         SNOOZED = "snoozed", "Snoozed"
+        SKIPPED = "skipped", "Skipped"
         MISSED = "missed", "Missed"
 
-    # Taken also late, after it was marked missed: the record should say what happened.
-    TAKEABLE_STATES = (State.DUE, State.SENT, State.SNOOZED, State.MISSED)
+    # Taken also late, after it was marked missed or skipped by mistake: the record should say what happened.
+    TAKEABLE_STATES = (State.DUE, State.SENT, State.SNOOZED, State.MISSED, State.SKIPPED)
+    SKIPPABLE_STATES = (State.DUE, State.SENT, State.SNOOZED, State.MISSED)
     SNOOZABLE_STATES = (State.DUE, State.SENT, State.SNOOZED)
+    # Still waiting for the patient: the dispatcher may remind, re-alert or mark missed.
+    OPEN_STATES = (State.DUE, State.SENT, State.SNOOZED)
+    SNOOZE_MINUTES = (10, 30, 60)
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="dose_events")
     reminder = models.ForeignKey(Reminder, on_delete=models.CASCADE, related_name="dose_events")
     due_at = models.DateTimeField()
+    due_on = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The patient's local date of the dose: one dose per reminder and day, also when the "
+        "patient's time zone changes.",
+    )
     state = models.CharField(max_length=8, choices=State.choices, default=State.DUE)
-    sent_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="When the latest reminder for it went out.")
+    late = models.BooleanField(
+        default=False, help_text="The first reminder went out well after the due time (the app was not running)."
+    )
     acted_at = models.DateTimeField(null=True, blank=True)
     snoozed_until = models.DateTimeField(null=True, blank=True)
+    realerted_at = models.DateTimeField(null=True, blank=True, help_text='When "still not taken" went out.')
+    missed_at = models.DateTimeField(null=True, blank=True)
+    carer_notified_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the carers were messaged about this missed dose."
+    )
 
     class Meta:
         ordering = ["-due_at"]
         constraints = [
             models.UniqueConstraint(fields=["reminder", "due_at"], name="dose_unique_per_reminder_time"),
+            models.UniqueConstraint(fields=["reminder", "due_on"], name="dose_unique_per_reminder_day"),
         ]
         indexes = [models.Index(fields=["state", "due_at"])]
 
     def __str__(self) -> str:
         return f"{self.reminder.medication} due {self.due_at:%Y-%m-%d %H:%M} ({self.state})"
 
+    # --- what the patient does -----------------------------------------------------------
+
     def take(self) -> DoseEvent:
         """Record that the patient took the dose (also late, after it was marked missed)."""
         return self._move(self.State.TAKEN, self.TAKEABLE_STATES, "This dose is already {state}.")
 
+    def skip(self) -> DoseEvent:
+        """Record that the patient chose not to take this dose."""
+        return self._move(self.State.SKIPPED, self.SKIPPABLE_STATES, "Cannot skip a dose that is {state}.")
+
     def snooze(self, minutes: int) -> DoseEvent:
-        """Record that the patient put off this dose (not taken or missed) for ``minutes``:
-        snoozed, with ``snoozed_until`` that far from now."""
+        """Record that the patient put off this dose (not taken or missed) for ``minutes`` (10, 30 or
+        60): snoozed, with ``snoozed_until`` that far from now, when the reminder goes out again."""
+        if minutes not in self.SNOOZE_MINUTES:
+            raise ValueError(f"Snooze for {', '.join(map(str, self.SNOOZE_MINUTES))} minutes, not {minutes}.")
         return self._move(
             self.State.SNOOZED,
             self.SNOOZABLE_STATES,
@@ -232,3 +306,35 @@ class DoseEvent(models.Model):
             locked.save(update_fields=["state", "acted_at", "snoozed_until"])
         self.state, self.acted_at, self.snoozed_until = locked.state, locked.acted_at, locked.snoozed_until
         return self
+
+    # --- what the dispatcher does ---------------------------------------------------------
+    # Each is one conditional UPDATE that returns whether this call made the change: of two
+    # dispatchers running the same tick (or a tick racing the patient's tap) exactly one wins, and
+    # only the winner sends anything. Call them inside the transaction that records what is sent.
+
+    def mark_sent(self, now: dt.datetime, *, late: bool) -> bool:
+        """due -> sent: the first reminder goes out now."""
+        return self._claim(Q(state=self.State.DUE), state=self.State.SENT, sent_at=now, late=late)
+
+    def mark_resent(self, now: dt.datetime) -> bool:
+        """snoozed -> sent once the snooze is over: the reminder goes out again (once per snooze)."""
+        return self._claim(Q(state=self.State.SNOOZED, snoozed_until__lte=now), state=self.State.SENT, sent_at=now)
+
+    def mark_realerted(self, now: dt.datetime) -> bool:
+        """Still sent, never re-alerted: the one "still not taken" goes out now."""
+        return self._claim(Q(state=self.State.SENT, realerted_at__isnull=True), realerted_at=now)
+
+    def mark_missed(self, now: dt.datetime) -> bool:
+        """Not acted on (or found too late to remind): missed."""
+        return self._claim(Q(state__in=self.OPEN_STATES), state=self.State.MISSED, missed_at=now)
+
+    def mark_carer_notified(self, now: dt.datetime) -> bool:
+        """The carers are told of this missed dose, once."""
+        return self._claim(Q(state=self.State.MISSED, carer_notified_at__isnull=True), carer_notified_at=now)
+
+    def _claim(self, condition: Q, **changes) -> bool:
+        won = DoseEvent.objects.filter(condition, pk=self.pk).update(**changes) == 1
+        if won:
+            for field, value in changes.items():
+                setattr(self, field, value)
+        return won

@@ -337,7 +337,8 @@ MATRIX: dict[str, Route] = {
     "dose-event-list": _list(_bob_dose),
     "dose-event-detail": _detail(_bob_dose),
     "dose-event-taken": _action(_bob_dose),
-    "dose-event-snooze": _action(_bob_dose, lambda o: {"minutes": 15}),
+    "dose-event-snooze": _action(_bob_dose, lambda o: {"minutes": 10}),
+    "dose-event-skip": _action(_bob_dose),
     "daily-report-list": _list(lambda bob: DailyReportFactory(user=bob)),
     "daily-report-detail": _detail(lambda bob: DailyReportFactory(user=bob)),
     # The browser's simulated watch (health/api/watch.py): the user's one feed.
