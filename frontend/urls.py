@@ -5,7 +5,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from frontend import views
+from frontend import medications, views
 
 
 class FaviconRedirect(RedirectView):
@@ -26,6 +26,17 @@ urlpatterns = [
         views.appointment_action,
         name="appointment-page-action",
     ),
+    path("medications/", medications.medications, name="medications"),
+    path("medications/upload/", medications.upload_prescription, name="prescription-upload"),
+    path("medications/export.csv", medications.export_csv, name="medications-csv"),
+    path("medications/print/", medications.print_list, name="medications-print"),
+    path("medications/<int:pk>/times/", medications.medication_times, name="medication-times"),
+    path("medications/<int:pk>/stop/", medications.medication_stop, name="medication-stop"),
+    path("medications/doses/<int:pk>/<str:action>/", medications.dose_action, name="dose-action"),
+    path("prescriptions/<int:pk>/", medications.prescription_detail, name="prescription-page"),
+    path("prescriptions/<int:pk>/image/", medications.prescription_image, name="prescription-image"),
+    path("prescriptions/<int:pk>/retry/", medications.prescription_retry, name="prescription-retry"),
+    path("prescriptions/<int:pk>/delete/", medications.prescription_delete, name="prescription-delete"),
     path("notifications/", views.notifications, name="notifications"),
     path("profile/", views.profile, name="profile"),
     path("sos/", views.sos, name="sos"),

@@ -11,6 +11,7 @@ from celery import shared_task
 from health import sos
 from health.messaging import delivery
 from health.messaging.transports import TransportError
+from health.scheduler import review
 from health.sos import flows
 from health.sos.flows import sos_flows
 
@@ -107,3 +108,12 @@ def end_hard_sos(alert_id: int) -> bool:
 def soft_sos(alert_id: int) -> int:
     """Run the Action Manager's soft SOS flow for an alert the monitor raised."""
     return sos_flows().run(alert_id, flows.SOFT_SOS).conversation_id
+
+
+# --- the Scheduler ----------------------------------------------------------------------------
+@shared_task(acks_late=True, queue="ocr")
+def read_prescription(prescription_id: int) -> str:
+    """Read an uploaded prescription with EasyOCR and keep the medications found for the patient
+    to check (``health.scheduler.review.read``). Runs on the ``ocr`` queue, its own worker process,
+    so a reading never holds up an SOS message."""
+    return review.read(prescription_id)

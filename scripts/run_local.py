@@ -104,7 +104,9 @@ def wait_for_worker(env: dict[str, str], processes: dict[str, subprocess.Popen],
 
 # Restarted when they die (at most MAX_RESTARTS times within RESTART_WINDOW seconds); the web
 # server is not: a crash there is for the person at the terminal to see.
-SUPERVISED = ("worker", "beat")
+# The OCR worker reads prescriptions on its own queue, one at a time: a reading takes seconds of
+# CPU and holds EasyOCR's models in memory, and must never hold up an SOS message on the main worker.
+SUPERVISED = ("worker", "ocr-worker", "beat")
 MAX_RESTARTS = 5
 RESTART_WINDOW = 60.0
 
@@ -113,6 +115,9 @@ def start_supervised(name: str, env: dict[str, str]) -> subprocess.Popen:
     if name == "worker":
         command = [str(BIN / "celery"), "-A", "backend", "worker", "-l", "info", "-n", "worker@%h",
                    "--concurrency", env.get("CELERY_CONCURRENCY", "2")]  # fmt: skip
+    elif name == "ocr-worker":
+        command = [str(BIN / "celery"), "-A", "backend", "worker", "-l", "info", "-n", "ocr@%h",
+                   "-Q", "ocr", "--concurrency", "1"]  # fmt: skip
     else:
         command = [str(BIN / "celery"), "-A", "backend", "beat", "-l", "info"]
     return subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True)

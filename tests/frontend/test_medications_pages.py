@@ -1,0 +1,270 @@
+"""The Medications pages and the prescription review, through the pages and the API: nothing read is
+scheduled until the patient confirms, the confirmed list becomes reminders, dose buttons record what
+the patient did, and the list exports for a doctor."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+
+import pytest
+from django.utils import timezone
+
+from health.models import DoseEvent, Medication, Prescription, Reminder
+from health.scheduler.review import review_items
+
+TEXT = "Tab. Metformin 500 mg 1-0-1 after food x 30 days\nTab Amlodpine 5mg OD"
+READ = [
+    {
+        "name": "metformin",
+        "strength": "500 mg",
+        "dose": 1,
+        "times_per_day": 2,
+        "times": ["08:00", "20:00"],
+        "duration_days": 30,
+        "with_food": "after",
+    },
+    {
+        "name": "amlodipine",
+        "strength": "5 mg",
+        "dose": None,
+        "times_per_day": 1,
+        "times": ["08:00"],
+        "duration_days": None,
+        "with_food": None,
+    },
+]
+
+
+@pytest.fixture
+def read_prescription(alice):
+    return Prescription.objects.create(
+        user=alice,
+        parse_status=Prescription.ParseStatus.NEEDS_REVIEW,
+        ocr_text=TEXT,
+        extracted=review_items(TEXT, READ),
+    )
+
+
+def test_review_items_say_what_to_check_and_what_is_missing():
+    metformin, amlodipine = review_items(TEXT, READ)
+    assert metformin["uncertain"] == [] and metformin["missing"] == []
+    assert metformin["default_times"] is True  # "1-0-1" names no clock times
+    # "Amlodpine" was matched to amlodipine only approximately: the patient checks the name.
+    assert amlodipine["uncertain"] == ["name"]
+    assert amlodipine["missing"] == ["dose", "duration_days"]
+
+
+def test_a_line_the_ocr_was_unsure_of_marks_its_fields():
+    lines = [{"text": "Tab. Metformin 500 mg 1-0-1 after food x 30 days", "confidence": 0.2}]
+    metformin, _ = review_items(TEXT, READ, lines)
+    assert set(metformin["uncertain"]) == {
+        "name",
+        "strength",
+        "dose",
+        "times_per_day",
+        "times",
+        "duration_days",
+        "with_food",
+    }
+
+
+@pytest.mark.django_db
+def test_the_review_page_shows_the_read_medicines_and_highlights_what_to_check(client, alice, read_prescription):
+    client.force_login(alice)
+    page = client.get(f"/prescriptions/{read_prescription.pk}/").content.decode()
+    assert "Confirm and schedule reminders" in page
+    assert 'value="metformin"' in page and 'value="amlodipine"' in page
+    assert "check this" in page  # the approximate name
+    assert "not on the prescription" in page  # amlodipine's dose
+    assert not Medication.objects.exists()  # nothing scheduled by reading or showing
+
+
+def confirm_post(prescription, rows: list[dict]) -> dict:
+    data = {"form-TOTAL_FORMS": str(len(rows)), "form-INITIAL_FORMS": str(len(rows))}
+    for index, row in enumerate(rows):
+        for key, value in row.items():
+            data[f"form-{index}-{key}"] = value
+    return data
+
+
+ROWS = [
+    {"include": "on", "name": "metformin", "strength": "500 mg", "dose": "1 tablet", "times": "08:00, 20:00",
+     "with_food": "after", "duration_days": "30", "default_times": "08:00, 20:00"},
+    {"include": "on", "name": "amlodipine", "strength": "5 mg", "dose": "1 tablet", "times": "09:30",
+     "with_food": "any", "duration_days": "", "default_times": "08:00"},
+]  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_confirming_schedules_the_checked_medicines(client, alice, read_prescription):
+    client.force_login(alice)
+    response = client.post(
+        f"/prescriptions/{read_prescription.pk}/", confirm_post(read_prescription, ROWS), follow=True
+    )
+    assert "Scheduled: metformin 500 mg, amlodipine 5 mg" in response.content.decode()
+    read_prescription.refresh_from_db()
+    assert read_prescription.parse_status == "confirmed" and read_prescription.confirmed_at
+    metformin = Medication.objects.get(name="metformin")
+    assert metformin.prescription == read_prescription
+    assert metformin.clock_times == ["08:00", "20:00"] and metformin.default_times  # left as suggested
+    assert metformin.food_timing == "after" and metformin.duration_days == 30
+    assert metformin.end_date == metformin.start_date + dt.timedelta(days=29)
+    amlodipine = Medication.objects.get(name="amlodipine")
+    assert amlodipine.clock_times == ["09:30"] and not amlodipine.default_times  # the patient's own time
+    assert sorted(f"{r.time_of_day:%H:%M}" for r in Reminder.objects.filter(enabled=True)) == [
+        "08:00",
+        "09:30",
+        "20:00",
+    ]
+
+
+@pytest.mark.django_db
+def test_a_left_out_medicine_is_not_scheduled(client, alice, read_prescription):
+    client.force_login(alice)
+    rows = [ROWS[0], {**ROWS[1], "include": ""}]
+    client.post(f"/prescriptions/{read_prescription.pk}/", confirm_post(read_prescription, rows))
+    assert list(Medication.objects.values_list("name", flat=True)) == ["metformin"]
+
+
+@pytest.mark.django_db
+def test_a_wrong_time_is_refused_and_nothing_is_scheduled(client, alice, read_prescription):
+    client.force_login(alice)
+    rows = [ROWS[0], {**ROWS[1], "times": "25:00"}]
+    response = client.post(f"/prescriptions/{read_prescription.pk}/", confirm_post(read_prescription, rows))
+    assert "is not a time" in response.content.decode()
+    assert not Medication.objects.exists() and not Reminder.objects.exists()
+    read_prescription.refresh_from_db()
+    assert read_prescription.parse_status == "needs_review"
+
+
+@pytest.mark.django_db
+def test_the_api_confirms_all_or_nothing(alice_api, read_prescription):
+    url = f"/api/prescriptions/{read_prescription.pk}/confirm/"
+    bad = alice_api.post(url, {"medications": [{"name": "metformin", "times": ["8 pm"]}]}, format="json")
+    assert bad.status_code == 400 and "not a time" in str(bad.json())
+    assert not Medication.objects.exists()
+    good = alice_api.post(
+        url,
+        {
+            "medications": [
+                {
+                    "name": "metformin",
+                    "strength": "500 mg",
+                    "times": ["08:00", "20:00"],
+                    "with_food": "after",
+                    "duration_days": 5,
+                }
+            ]
+        },
+        format="json",
+    )
+    assert good.status_code == 200, good.content
+    assert good.json()["prescription"]["parse_status"] == "confirmed"
+    assert Medication.objects.get(pk=good.json()["medications"][0]).end_date is not None
+    again = alice_api.post(url, {"medications": [{"name": "metformin", "times": ["08:00"]}]}, format="json")
+    assert again.status_code == 409
+    assert Medication.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_another_patient_cannot_see_or_confirm(api, bob, read_prescription, client):
+    api.force_authenticate(bob)
+    assert (
+        api.post(f"/api/prescriptions/{read_prescription.pk}/confirm/", {"medications": []}, format="json").status_code
+        == 404
+    )
+    client.force_login(bob)
+    assert client.get(f"/prescriptions/{read_prescription.pk}/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_failed_read_says_why_and_can_be_retried(client, alice):
+    prescription = Prescription.objects.create(
+        user=alice, parse_status=Prescription.ParseStatus.FAILED, parse_error="No text was found in the photo."
+    )
+    client.force_login(alice)
+    page = client.get(f"/prescriptions/{prescription.pk}/").content.decode()
+    assert "No text was found in the photo." in page and "Try reading it again" in page
+    client.post(f"/prescriptions/{prescription.pk}/retry/")
+    prescription.refresh_from_db()
+    assert prescription.parse_status == "pending" and prescription.parse_error == ""
+    # Retrying one that is not failed is refused, with the state in words.
+    response = client.post(f"/prescriptions/{prescription.pk}/retry/", follow=True)
+    assert "waiting to be read" in response.content.decode()
+
+
+@pytest.fixture
+def due_dose(alice):
+    medication = Medication.objects.create(
+        user=alice, name="metformin", strength="500 mg", dose="1 tablet", clock_times=["08:00"],
+        times_per_day=1, start_date=timezone.now().date(),
+    )  # fmt: skip
+    medication.sync_reminders()
+    now = timezone.now()
+    return DoseEvent.objects.create(
+        user=alice, reminder=medication.reminders.get(), due_at=now, due_on=now.date(),
+        state=DoseEvent.State.SENT, sent_at=now,
+    )  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_todays_doses_have_taken_snooze_and_skip(client, alice, due_dose):
+    client.force_login(alice)
+    page = client.get("/medications/").content.decode()
+    assert "metformin 500 mg" in page and "Reminder sent" in page
+    assert ">Taken<" in page and ">Snooze<" in page and ">Skip<" in page
+    response = client.post(f"/medications/doses/{due_dose.pk}/snooze/", {"minutes": "30"}, follow=True)
+    assert "will remind you again at" in response.content.decode()
+    due_dose.refresh_from_db()
+    assert due_dose.state == "snoozed"
+    assert abs((due_dose.snoozed_until - timezone.now()).total_seconds() - 1800) < 60
+    response = client.post(f"/medications/doses/{due_dose.pk}/snooze/", {"minutes": "45"}, follow=True)
+    assert "10, 30 or 60 minutes" in response.content.decode()
+    client.post(f"/medications/doses/{due_dose.pk}/taken/")
+    due_dose.refresh_from_db()
+    assert due_dose.state == "taken"
+    response = client.post(f"/medications/doses/{due_dose.pk}/skip/", follow=True)
+    assert "Cannot skip a dose that is taken" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_times_can_be_changed_and_a_medicine_stopped(client, alice, due_dose):
+    medication = due_dose.reminder.medication
+    client.force_login(alice)
+    client.post(f"/medications/{medication.pk}/times/", {"times": "7:30, 21:00"})
+    medication.refresh_from_db()
+    assert medication.clock_times == ["07:30", "21:00"] and not medication.default_times
+    response = client.post(f"/medications/{medication.pk}/times/", {"times": "noon"}, follow=True)
+    assert "is not a time" in response.content.decode()
+    client.post(f"/medications/{medication.pk}/stop/")
+    medication.refresh_from_db()
+    assert not medication.active
+    assert not medication.reminders.filter(enabled=True).exists() or not medication.active
+
+
+@pytest.mark.django_db
+def test_the_list_exports_as_csv_and_a_printable_page(client, alice, due_dose):
+    Medication.objects.create(
+        user=alice, name="=HYPERLINK(evil)", clock_times=[], times_per_day=1, start_date=timezone.now().date()
+    )
+    client.force_login(alice)
+    response = client.get("/medications/export.csv")
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][:4] == ["Medicine", "Strength", "Dose", "Times"]
+    names = {row[0]: row for row in rows[1:]}
+    assert names["metformin"][1:4] == ["500 mg", "1 tablet", "08:00"]
+    assert "'=HYPERLINK(evil)" in names  # a spreadsheet shows it as text, never runs it
+    printable = client.get("/medications/print/").content.decode()
+    assert "Medication list" in printable and "metformin" in printable and "It is not a prescription" in printable
+
+
+@pytest.mark.django_db
+def test_the_medications_page_explains_itself_when_empty(client, alice):
+    client.force_login(alice)
+    page = client.get("/medications/").content.decode()
+    assert "No medicines scheduled" in page
+    assert "Add a prescription" in page and 'type="file"' in page
+    assert "No dose has been due yet" in page
