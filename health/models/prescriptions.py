@@ -181,12 +181,18 @@ class Medication(models.Model):
         self.reminders.exclude(time_of_day__in=times).update(enabled=False)
 
 
+def current_time() -> dt.datetime:
+    """``timezone.now()`` looked up when called (a field default bound to the function itself would
+    escape a clock that tests or a replay set)."""
+    return timezone.now()
+
+
 class Reminder(models.Model):
     medication = models.ForeignKey(Medication, on_delete=models.CASCADE, related_name="reminders")
     time_of_day = models.TimeField(help_text="In the patient's time zone.")
     enabled = models.BooleanField(default=True)
     checked_until = models.DateTimeField(
-        default=timezone.now,
+        default=current_time,
         help_text="Every dose due up to this moment has its dose event (the dispatcher's mark). A new or "
         "re-enabled reminder starts here: no dose is owed from before it was on.",
     )
