@@ -22,6 +22,7 @@ from backend.env import (
 )
 from health.messaging.schedule import BEAT_SCHEDULE as MESSAGING_BEAT_SCHEDULE
 from health.monitor.schedule import BEAT_SCHEDULE as MONITOR_BEAT_SCHEDULE
+from health.scheduler.beat import BEAT_SCHEDULE as SCHEDULER_BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything the app writes at run time (SQLite file, uploads, local secret key).
@@ -149,10 +150,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 300, minimum=30),
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Prescription reading has its own worker (scripts/run_local.py): seconds of CPU per photo must
+# never hold up an SOS message on the main worker.
+CELERY_TASK_ROUTES = {"health.tasks.read_prescription": {"queue": "ocr"}}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic tasks each domain declares; the database scheduler copies them into
 # its tables when beat starts.
-CELERY_BEAT_SCHEDULE = {**MESSAGING_BEAT_SCHEDULE, **MONITOR_BEAT_SCHEDULE}
+CELERY_BEAT_SCHEDULE = {**MESSAGING_BEAT_SCHEDULE, **MONITOR_BEAT_SCHEDULE, **SCHEDULER_BEAT_SCHEDULE}
 CELERY_RESULT_EXPIRES = 3600
 
 # --- Auth -------------------------------------------------------------------
@@ -271,6 +275,16 @@ SOS_COUNTDOWN_SECONDS = env_int("SOS_COUNTDOWN_SECONDS", 10, minimum=0)
 EMERGENCY_NUMBER = env_str("EMERGENCY_NUMBER", "911")
 # More hard SOS than this in an hour are refused (the patient is told to call the emergency number).
 SOS_MAX_PER_HOUR = env_int("SOS_MAX_PER_HOUR", 3, minimum=1)
+# Medication reminders (health.scheduler.dispatch): a dose not answered this many minutes after its
+# reminder is re-alerted once ("still not taken"), and recorded missed (carers told, when the patient
+# opted in) this many minutes after its latest reminder.
+DOSE_REALERT_AFTER_MINUTES = env_int("DOSE_REALERT_AFTER_MINUTES", 30, minimum=1)
+DOSE_MISSED_AFTER_MINUTES = env_int("DOSE_MISSED_AFTER_MINUTES", 60, minimum=1)
+# A reminder that goes out more than this after the due time (the app was not running) is marked late.
+DOSE_LATE_AFTER_MINUTES = env_int("DOSE_LATE_AFTER_MINUTES", 5, minimum=1)
+# After downtime, doses due up to this many hours ago are still reminded (late); older ones are
+# recorded missed without a reminder.
+DOSE_CATCH_UP_HOURS = env_int("DOSE_CATCH_UP_HOURS", 12, minimum=1)
 
 # --- Logging: no health data in logs, only ids and states -----------------------
 LOGGING = {

@@ -11,7 +11,7 @@ from celery import shared_task
 from health import sos
 from health.messaging import delivery
 from health.messaging.transports import TransportError
-from health.scheduler import review
+from health.scheduler import dispatch, review
 from health.sos import flows
 from health.sos.flows import sos_flows
 
@@ -111,9 +111,17 @@ def soft_sos(alert_id: int) -> int:
 
 
 # --- the Scheduler ----------------------------------------------------------------------------
-@shared_task(acks_late=True, queue="ocr")
+@shared_task(acks_late=True)
 def read_prescription(prescription_id: int) -> str:
     """Read an uploaded prescription with EasyOCR and keep the medications found for the patient
-    to check (``health.scheduler.review.read``). Runs on the ``ocr`` queue, its own worker process,
+    to check (``health.scheduler.review.read``). Routed to the ``ocr`` queue (``CELERY_TASK_ROUTES``), its own worker process,
     so a reading never holds up an SOS message."""
     return review.read(prescription_id)
+
+
+@shared_task(acks_late=True)
+def dispatch_due_doses() -> int:
+    """Remind each dose that fell due, re-send snoozed ones, re-alert and mark missed
+    (``health.scheduler.dispatch``); return how many steps it took. Run every minute by beat
+    (``health.scheduler.beat``); the clock is read inside, so a late run acts on the present."""
+    return dispatch.dispatch_due_doses().total

@@ -30,14 +30,17 @@ neither that nor listed in ``SHARED_MODELS`` fails the tests until classified.
 from __future__ import annotations
 
 import datetime as dt
+import io
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import pytest
 from django.apps import apps
+from django.core.files.base import ContentFile
 from django.db.models import Model
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
+from PIL import Image
 from rest_framework.test import APIClient
 
 from health.models import (
@@ -160,6 +163,20 @@ def _directory(make, *, detail: bool) -> Route:
     return Route(
         kind=DIRECTORY, methods=frozenset({"GET"}), detail=detail, make=make, shows=_is_it if detail else _lists_it
     )
+
+
+def _png_upload():
+    buffer = io.BytesIO()
+    Image.new("RGB", (120, 80), "white").save(buffer, format="PNG")
+    buffer.seek(0)
+    buffer.name = "rx.png"
+    return buffer
+
+
+def _bob_prescription_with_photo(bob) -> Model:
+    prescription = PrescriptionFactory(user=bob)
+    prescription.image.save("rx.jpg", ContentFile(_png_upload().getvalue()))
+    return prescription
 
 
 def _bob_medication(bob) -> Model:
@@ -301,8 +318,19 @@ MATRIX: dict[str, Route] = {
         make=lambda bob: NotificationFactory(user=bob),
         shows=lambda body, obj: body["unread"] > 0,
     ),
-    "prescription-list": _list(lambda bob: PrescriptionFactory(user=bob)),
+    "prescription-list": _list(
+        lambda bob: PrescriptionFactory(user=bob),
+        post=lambda o: {"image": _png_upload()},
+        # Alice uploads a prescription of her own: allowed, and bob's data is untouched.
+        other_writes=201,
+    ),
     "prescription-detail": _detail(lambda bob: PrescriptionFactory(user=bob), methods=("GET", "DELETE")),
+    "prescription-retry": _action(lambda bob: PrescriptionFactory(user=bob, parse_status="failed")),
+    "prescription-confirm": _action(
+        lambda bob: PrescriptionFactory(user=bob, parse_status="needs_review"),
+        lambda o: {"medications": [{"name": "ibuprofen", "strength": "400 mg", "times": ["08:00"]}]},
+    ),
+    "prescription-image": _detail(_bob_prescription_with_photo, shows=lambda body, obj: body is None),
     "medication-list": _list(
         _bob_medication,
         post=lambda o: {"prescription": o.prescription_id, "name": "Ibuprofen", "start_date": _today()},
@@ -489,7 +517,8 @@ def _url(name: str, route: Route, obj: Model | None) -> str:
 
 
 def _send(client: APIClient, method: str, url: str, payload: object) -> tuple[int, object]:
-    response = getattr(client, method.lower())(url, data=payload, format="json")
+    uploads = isinstance(payload, dict) and any(hasattr(value, "read") for value in payload.values())
+    response = getattr(client, method.lower())(url, data=payload, format="multipart" if uploads else "json")
     is_json = response.get("Content-Type", "").startswith("application/json")
     return response.status_code, response.json() if is_json and response.content else None
 
