@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from health.models import Alert, Appointment, InvalidTransition, Notification, SlotUnavailable
+from health.models import Alert, Appointment, DoseEvent, InvalidTransition, Notification, Reminder, SlotUnavailable
 from health.models.appointments import format_when, patient_zone
 from health.simulator.feed import scenarios
 from health.sos.delivery import emergency_number
@@ -21,7 +21,22 @@ from health.sos.soft import soft_sos_notice
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     user = request.user
+    tz = patient_zone(user)
+    now_local = timezone.now().astimezone(tz)
+    reminders = Reminder.objects.filter(medication__user=user, medication__active=True, enabled=True).select_related(
+        "medication"
+    )
+    upcoming_reminders = sorted(
+        (r for r in reminders if r.medication.end_date is None or r.medication.end_date >= now_local.date()),
+        # The next one today, else the first one tomorrow.
+        key=lambda r: (r.time_of_day <= now_local.time(), r.time_of_day),
+    )
     context = {
+        "time_zone": tz,
+        "doses_waiting": DoseEvent.objects.filter(user=user, state__in=DoseEvent.OPEN_STATES)
+        .select_related("reminder__medication")
+        .order_by("due_at")[:5],
+        "next_reminder": upcoming_reminders[0] if upcoming_reminders else None,
         "upcoming": Appointment.objects.filter(
             user=user, state__in=Appointment.ACTIVE_STATES, slot__starts_at__gte=timezone.now()
         )

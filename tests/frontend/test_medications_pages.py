@@ -268,3 +268,13 @@ def test_the_medications_page_explains_itself_when_empty(client, alice):
     assert "No medicines scheduled" in page
     assert "Add a prescription" in page and 'type="file"' in page
     assert "No dose has been due yet" in page
+
+
+@pytest.mark.django_db
+def test_home_shows_the_dose_waiting_and_the_next_reminder(client, alice, due_dose):
+    client.force_login(alice)
+    page = client.get("/").content.decode()
+    assert "Medicines today" in page and "metformin 500 mg" in page and "Reminder sent" in page
+    due_dose.take()
+    page = client.get("/").content.decode()
+    assert "Next reminder: metformin 500 mg at 08:00." in page

@@ -24,5 +24,5 @@ function soon() {
 }
 
 if (cards) {
-  for (const name of [EVENT.ALERT, EVENT.NOTIFICATION, EVENT.OUTBOX, EVENT.RECONNECTED]) onEvent(name, soon);
+  for (const name of [EVENT.ALERT, EVENT.NOTIFICATION, EVENT.OUTBOX, EVENT.DOSE, EVENT.RECONNECTED]) onEvent(name, soon);
 }
