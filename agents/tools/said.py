@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from agents.knowledge import symptom_bank
+from health.scheduler.times import default_times, every_hours
 
 # --- words ---------------------------------------------------------------------------------
 
@@ -201,13 +202,6 @@ class ScheduleConflict(ValueError):
     """The user's words give two different schedules (e.g. "three times a day at 8 and 20")."""
 
 
-# Default clock times by doses a day: waking hours, evenly spread.
-DEFAULT_TIMES = {
-    1: ("08:00",),
-    2: ("08:00", "20:00"),
-    3: ("08:00", "14:00", "20:00"),
-    4: ("08:00", "12:00", "16:00", "20:00"),
-}
 _COUNT = r"(once|twice|thrice|(?:\d{1,2}|one|two|three|four|five|six)\s*(?:times|x))"
 _PER_DAY = r"(?:\s+(?:a|per|each|every|in\s+a)\s+day|\s+daily|\s*/\s*day|\s+a\s+-?\s*day)"
 _ABBREVIATIONS = {"od": 1, "qd": 1, "bd": 2, "bid": 2, "tds": 3, "tid": 3, "qds": 4, "qid": 4}
@@ -230,11 +224,9 @@ def _hhmm(value: str) -> dt.time:
     return dt.time.fromisoformat(value)
 
 
-def _spread(count: int, start: int = 8) -> tuple[dt.time, ...]:
-    if count in DEFAULT_TIMES:
-        return tuple(_hhmm(t) for t in DEFAULT_TIMES[count])
-    step = 24 * 60 // count
-    return tuple(dt.time(((start * 60 + i * step) // 60) % 24, (i * step) % 60) for i in range(count))
+def _spread(count: int) -> tuple[dt.time, ...]:
+    # The app's one table of default times: "twice a day" here and "BD" on a prescription agree.
+    return tuple(_hhmm(t) for t in default_times(count))
 
 
 def _clock_times(text: str) -> list[dt.time]:
@@ -308,8 +300,7 @@ def schedule(text: str) -> Schedule | None:
         return Schedule(tuple(sorted(named)), defaults=True, said=" and ".join(said))
     if count:
         if count[1].startswith(("every", "q")):
-            hours = 24 // count[0]
-            return Schedule(tuple(sorted(dt.time((8 + i * hours) % 24) for i in range(count[0]))), True, count[1])
+            return Schedule(tuple(_hhmm(t) for t in every_hours(24 // count[0]) or ()), True, count[1])
         return Schedule(_spread(count[0]), defaults=True, said=count[1])
     return None
 

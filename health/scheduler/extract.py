@@ -22,7 +22,8 @@ Rules, documented here because they are choices:
   1 tsp -> 5, 1 tbsp -> 15). From "1-0-1" patterns: the first non-zero slot.
 - times_per_day and times: OD/QD 08:00; BD/BID 08:00, 20:00; TDS/TID 08:00, 14:00, 20:00;
   QID/QDS 08:00, 12:00, 16:00, 20:00; every N hours: 24/N times, from 08:00 when N is 12 or 24,
-  else from 06:00 (q8h 06:00, 14:00, 22:00; q6h 00:00, 06:00, 12:00, 18:00).
+  else from 06:00 (q8h 06:00, 14:00, 22:00; q6h 00:00, 06:00, 12:00, 18:00); the table is
+  ``health.scheduler.times``, shared with scheduling and the chat's reminder tool.
   "1-0-1" slots are meals: morning 08:00, afternoon 14:00, night 20:00 (four slots: QID's times);
   bedtime / HS / "at night" is 21:00 and replaces the night slot when written ("0-0-1 HS" -> 21:00).
   Morning 08:00, noon 12:00, evening 20:00, breakfast 08:00, lunch 14:00, dinner 20:00.
@@ -50,6 +51,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from health.scheduler.lexicon import load_lexicon
+from health.scheduler.times import DEFAULT_TIMES, every_hours
 
 MAX_TEXT_CHARS = 100_000  # longer text is cut: the extractor's time stays bounded
 MAX_LINE_CHARS = 2_000
@@ -216,12 +218,6 @@ FREQ_PHRASES = {
     "WEEKLY": ["once a week", "once weekly", "weekly", "every week", "once in a week", "per week"],
 }
 SLOT_TIMES = {"MORNING": "08:00", "NOON": "12:00", "EVENING": "20:00", "NIGHT": "21:00", "BEDTIME": "21:00"}
-DEFAULT_TIMES = {
-    1: ["08:00"],
-    2: ["08:00", "20:00"],
-    3: ["08:00", "14:00", "20:00"],
-    4: ["08:00", "12:00", "16:00", "20:00"],
-}
 PATTERN_SLOTS = {3: ["08:00", "14:00", "20:00"], 4: ["08:00", "12:00", "16:00", "20:00"]}
 
 FOOD_PHRASES = {
@@ -604,10 +600,8 @@ def _clock(span: Span) -> str | None:
 
 
 def _every_hours(n: int) -> tuple[int, list[str]] | None:
-    if not 1 <= n <= 24 or 24 % n:
-        return None
-    start = 8 if n in (12, 24) else 6
-    return 24 // n, sorted(f"{(start + k * n) % 24:02d}:00" for k in range(24 // n))
+    times = every_hours(n)
+    return (len(times), times) if times else None
 
 
 class _Entry:
@@ -670,7 +664,7 @@ class _Entry:
         times: list[str] = []
         for code, span in self.freq:
             if code in ("1", "2", "3", "4"):
-                count, times = int(code), DEFAULT_TIMES[int(code)]
+                count, times = int(code), list(DEFAULT_TIMES[int(code)])
             elif code == "N":
                 n = _number(span[0].text)
                 if n and n.is_integer() and 1 <= n <= 6:
