@@ -16,6 +16,7 @@ from agents.tools.context import ToolContext
 from agents.tools.registry import tool
 from agents.tools.transcript import said_in_request
 from health.models import DailyReport, Medication, VitalReading
+from health.scheduler.schedule import ScheduleError, schedule_medication
 
 _FOOD_TIMINGS = {choice.value for choice in Medication.FoodTiming}
 
@@ -63,25 +64,49 @@ def set_medication_reminder(
         # Another first day only when the user said "tomorrow" (a model copies dates it sees).
         tomorrow = today + dt.timedelta(days=1)
         start = tomorrow if start == tomorrow and plan["tomorrow"] else today
-    end = start + dt.timedelta(days=duration_days - 1) if duration_days else None
-    values = {
-        "dose": (dose or "")[:40],
-        "times_per_day": len(clock_times),
-        "clock_times": [f"{t:%H:%M}" for t in clock_times],
-        "default_times": defaults,
-        "food_timing": food_timing or Medication.FoodTiming.ANY,
-        "duration_days": duration_days,
-        "end_date": end,
-    }
+    name, strength = split_strength(medicine_name)
     with transaction.atomic():
         # A replayed step (or the same medicine again the same day) finds the stored one and leaves
         # it as it is; the summary below is read back from the rows, so it says what is stored.
-        medication, created = Medication.objects.get_or_create(
-            user=ctx.user, name=medicine_name.strip()[:120], start_date=start, defaults=values
-        )
+        medication = Medication.objects.filter(user=ctx.user, name=name, strength=strength, start_date=start).first()
+        created = medication is None
         if created:
-            medication.sync_reminders()
+            try:
+                # The same path as a confirmed prescription: one schedule, one set of rules.
+                medication = schedule_medication(
+                    ctx.user,
+                    name=name,
+                    strength=strength,
+                    dose=dose or "",
+                    times_per_day=len(clock_times),
+                    clock_times=[f"{t:%H:%M}" for t in clock_times],
+                    default_times=defaults,
+                    food_timing=food_timing,
+                    duration_days=duration_days,
+                    start_date=start,
+                )
+            except ScheduleError as exc:
+                raise InvalidArguments(str(exc)) from exc
     return {**reminder_summary(Medication.objects.get(pk=medication.pk)), "already_set": not created}
+
+
+_STRENGTH = re.compile(
+    r"^(?P<name>.*?[^\s,])[\s,]+(?P<number>\d+(?:\.\d+)?)\s*"
+    r"(?P<unit>mg|mcg|µg|g|ml|iu|units?|%)(?P<per>\s*/\s*\d*(?:\.\d+)?\s*ml)?$",
+    re.IGNORECASE,
+)
+
+
+def split_strength(medicine_name: str) -> tuple[str, str]:
+    """ "Metformin 500 mg" -> ("Metformin", "500 mg"): the strength written after the name goes to
+    its own field; a name without one is kept whole."""
+    text = " ".join(str(medicine_name).split())
+    match = _STRENGTH.match(text)
+    if match is None:
+        return text, ""
+    per = re.sub(r"\s+", "", match["per"] or "")
+    unit = match["unit"] if match["unit"] == "%" else " " + match["unit"]
+    return match["name"], f"{match['number']}{unit}{per}"
 
 
 def _as_said(text: str, name: str, dose: str | None) -> dict[str, Any]:
@@ -126,7 +151,7 @@ def reminder_summary(medication: Medication) -> dict[str, Any]:
         "agents/reminder_set.txt", {"medication": medication, "times": times, "change_at": change_at}
     )
     return {
-        "medicine": medication.name,
+        "medicine": str(medication),
         "dose": medication.dose or None,
         "times_per_day": len(times),
         "reminder_times": times,

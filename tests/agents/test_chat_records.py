@@ -4,6 +4,7 @@ the scripted model invents what a small model invents, and the tools keep it out
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 
 import pytest
@@ -81,8 +82,9 @@ def test_clock_times_and_a_dose_the_user_said_are_kept(alice, remind):
     )
 
     medication = Medication.objects.get(user=alice)
-    assert (medication.name, medication.dose, medication.clock_times) == (
-        "Metformin 500 mg",
+    assert (medication.name, medication.strength, medication.dose, medication.clock_times) == (
+        "Metformin",
+        "500 mg",
         "1 tablet",
         ["09:00", "21:00"],
     )
@@ -91,11 +93,39 @@ def test_clock_times_and_a_dose_the_user_said_are_kept(alice, remind):
     assert outcome["result"]["message"].startswith("Metformin 500 mg, 1 tablet, 2 times a day at 09:00 and 21:00")
 
 
+def test_twice_a_day_after_meals_for_30_days_goes_into_the_schedule_that_fires(alice, remind):
+    outcome = remind(
+        "remind me to take metformin 500 mg twice a day after meals for 30 days",
+        medicine_name="Metformin 500 mg",
+        times=["08:00", "20:00"],
+        duration_days=30,
+        food_timing="after",
+    )
+
+    medication = Medication.objects.get(user=alice)
+    assert (medication.name, medication.strength, medication.dose) == ("Metformin", "500 mg", "")
+    assert (medication.times_per_day, medication.clock_times, medication.default_times) == (2, ["08:00", "20:00"], True)
+    assert (medication.food_timing, medication.duration_days) == ("after", 30)
+    assert medication.end_date - medication.start_date == dt.timedelta(days=29)
+    assert [(f"{r.time_of_day:%H:%M}", r.enabled) for r in medication.reminders.all()] == [
+        ("08:00", True),
+        ("20:00", True),
+    ]
+    assert outcome["result"]["message"].startswith("Metformin 500 mg, 2 times a day at 08:00 and 20:00, after food")
+    assert "default times" in outcome["result"]["message"]
+
+
+def test_a_strength_the_user_did_not_say_is_not_stored(alice, remind):
+    remind("remind me to take metformin twice a day", medicine_name="Metformin 850 mg", times=["08:00", "20:00"])
+
+    assert Medication.objects.values_list("name", "strength").get() == ("Metformin", "")
+
+
 @pytest.mark.parametrize(
     ("text", "times"),
     [
         ("metformin 500 mg BD", ["08:00", "20:00"]),
-        ("amoxicillin every 8 hours", ["00:00", "08:00", "16:00"]),
+        ("amoxicillin every 8 hours", ["06:00", "14:00", "22:00"]),
         ("take my sertraline at bedtime", ["21:00"]),
         ("remind me about lisinopril at 7:30", ["07:30"]),
     ],

@@ -8,6 +8,7 @@ import pytest
 
 from agents.tools import REGISTRY, InvalidArguments, NotAuthorised, NotFound, ToolContext
 from agents.tools.emergency import haversine_km
+from agents.tools.health_data import split_strength
 from health.models import Alert, Dispatch, Medication, OutboundMessage, Slot
 from tests.agents.helpers import BERLIN
 from tests.factories import (
@@ -203,6 +204,38 @@ def test_a_medication_reminder_creates_the_medication_and_one_reminder_per_time(
     medication = Medication.objects.get(user=alice)
     assert (medication.times_per_day, medication.end_date, medication.food_timing) == (3, dt.date(2026, 3, 5), "after")
     assert [f"{r.time_of_day:%H:%M}" for r in medication.reminders.all()] == ["08:00", "14:00", "20:00"]
+
+
+def test_a_chat_reminder_goes_into_the_schedule_with_the_strength_apart(ctx, alice):
+    run(
+        "set_medication_reminder",
+        ctx,
+        user_id=str(alice.pk),
+        medicine_name="Amoxicillin 500mg",
+        times=["08:00"],
+        start_date="2026-03-01",
+    )
+
+    medication = Medication.objects.get(user=alice)
+    assert (medication.name, medication.strength) == ("Amoxicillin", "500 mg")
+    # The schedule's mark: dispatch owes no dose from before the reminder existed.
+    assert medication.reminders.get().checked_until is not None
+
+
+@pytest.mark.parametrize(
+    ("written", "parts"),
+    [
+        ("Metformin 500 mg", ("Metformin", "500 mg")),
+        ("Metformin  500MG", ("Metformin", "500 MG")),
+        ("Amoxicillin 250 mg/5 ml", ("Amoxicillin", "250 mg/5ml")),
+        ("Hydrocortisone cream 1%", ("Hydrocortisone cream", "1%")),
+        ("Vitamin D3 60000 IU", ("Vitamin D3", "60000 IU")),
+        ("Metformin", ("Metformin", "")),
+        ("Dolo 650", ("Dolo 650", "")),
+    ],
+)
+def test_the_strength_written_after_a_medicine_name_is_split_off(written, parts):
+    assert split_strength(written) == parts
 
 
 def test_a_malformed_reminder_time_is_refused(ctx, alice):
