@@ -24,7 +24,9 @@ The rules:
    dose that fell due meanwhile. A dose due no more than ``DOSE_CATCH_UP_HOURS`` ago is reminded
    once, marked late. An older one, or one overtaken by a later dose of the same medication that is
    also due (two doses of a medicine are never reminded together), is recorded missed without any
-   reminder (``sent_at`` stays empty, which is how the record says so) and tells nobody.
+   reminder (``sent_at`` stays empty, which is how the record says so) and tells nobody. So is a
+   dose reminded or snoozed before the downtime whose latest reminder or snooze end is older than
+   the horizon: no re-alert, no carer text, about something that long ago.
 5. **Snooze.** A snoozed dose is reminded again at ``snoozed_until``: once per snooze (a further
    snooze asks for another). Snoozing stops the re-alert and missed clocks until then.
 6. **Not acted on.** A dose reminded ``DOSE_REALERT_AFTER_MINUTES`` ago and not taken, skipped or
