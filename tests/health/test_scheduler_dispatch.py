@@ -7,6 +7,7 @@ reads back the records: dose events, notifications, the outbox and the websocket
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from unittest import mock
@@ -14,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from core.events import Event
 from health import tasks
@@ -142,6 +144,34 @@ def test_a_tick_that_read_the_same_due_dose_as_another_sends_nothing(patient, ti
 
     assert second.sent == 0
     assert len(titles(patient)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_running_the_same_tick_at_once_remind_once(patient):
+    """Real threads, each with its own database connection, released together."""
+    set_profile(patient, reminder_sms=True)
+    metformin(patient, kolkata(10, 7))
+    start = threading.Barrier(2)
+    results: list[Dispatched] = []
+
+    def worker() -> None:
+        try:
+            start.wait(timeout=10)
+            results.append(dispatch_due_doses(now=kolkata(10, 8)))
+        finally:
+            connection.close()
+
+    with at(kolkata(10, 8)), mock.patch.object(dispatch, "push_to_user"):
+        threads = [threading.Thread(target=worker) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+
+    assert len(results) == 2
+    assert sum(result.sent for result in results) == 1
+    assert len(doses(patient)) == 1 and len(titles(patient)) == 1
+    assert len(sms(patient)) == 1
 
 
 def test_the_same_dose_event_is_never_created_twice(patient, tick):
