@@ -10,8 +10,11 @@
   medications (name, strength, dose, times per day, clock times, duration, relation to food), with a
   spaCy blank English pipeline and rule patterns; a pure function, no database;
 - ``lexicon``: the medication lexicon (``lexicon.json``: generic names, brands, misspellings);
-- ``schedule``: a confirmed medication (from a prescription or from chat) becomes reminder times in
-  the patient's time zone;
-- ``dispatch``: fires each dose when due (run by beat), snoozes, marks missed, re-alerts once;
-- ``adherence``: taken / due per medication and per day.
+- ``times``: the default clock times for a number of doses a day, shared by ``extract``, ``schedule``
+  and the chat's reminder tool;
+- ``schedule``: ``schedule_medication``, the one path by which a confirmed medication (from a
+  prescription or from chat) becomes reminder times in the patient's time zone;
+- ``dispatch``: fires each dose when due (``beat`` runs it every minute), re-sends snoozed doses,
+  re-alerts once, marks missed and tells opted-in carers, catches up after downtime;
+- ``adherence``: taken / due per medication and per day, from the dose records.
 """
