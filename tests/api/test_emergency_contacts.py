@@ -55,3 +55,13 @@ def test_malformed_json_answers_400(alice_api):
 
     assert response.status_code == 400
     assert "JSON parse error" in response.json()["detail"]
+
+
+def test_a_contact_is_a_carer_only_when_marked_so(alice, alice_api):
+    response = alice_api.post("/api/emergency-contacts/", {"name": "Asha", "phone": "+919800000001"}, format="json")
+    assert response.json()["is_carer"] is False
+
+    contact_id = response.json()["id"]
+    response = alice_api.patch(f"/api/emergency-contacts/{contact_id}/", {"is_carer": True}, format="json")
+
+    assert response.status_code == 200 and EmergencyContact.objects.get(pk=contact_id).is_carer

@@ -71,3 +71,18 @@ def test_a_location_needs_both_coordinates(alice, alice_api):
 def test_the_profile_cannot_be_replaced_or_deleted(alice_api):
     assert alice_api.put("/api/profile/", {}, format="json").status_code == 405
     assert alice_api.delete("/api/profile/").status_code == 405
+
+
+def test_medication_reminder_opt_ins_are_off_until_the_patient_turns_them_on(alice, alice_api):
+    assert {k: alice_api.get("/api/profile/").json()[k] for k in ("reminder_sms", "tell_carer_of_missed_doses")} == {
+        "reminder_sms": False,
+        "tell_carer_of_missed_doses": False,
+    }
+
+    response = alice_api.patch(
+        "/api/profile/", {"reminder_sms": True, "tell_carer_of_missed_doses": True}, format="json"
+    )
+
+    assert response.status_code == 200, response.json()
+    profile = PatientProfile.objects.get(user=alice)
+    assert (profile.reminder_sms, profile.tell_carer_of_missed_doses) == (True, True)
