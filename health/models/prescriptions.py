@@ -11,6 +11,8 @@ from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from core.events import Event
+from core.realtime import push_to_user
 from health.models.appointments import InvalidTransition
 
 
@@ -310,6 +312,15 @@ class DoseEvent(models.Model):
             locked.state, locked.acted_at = target, now
             locked.snoozed_until = None if snooze is None else now + snooze
             locked.save(update_fields=["state", "acted_at", "snoozed_until"])
+            payload = {
+                "id": locked.pk,
+                "medication": locked.reminder.medication_id,
+                "state": locked.state,
+                "due_at": locked.due_at.isoformat(),
+            }
+            user_id = locked.user_id
+            # The patient's other open pages (home, medications) show the dose's new state.
+            transaction.on_commit(lambda: push_to_user(user_id, Event.DOSE, payload), robust=True)
         self.state, self.acted_at, self.snoozed_until = locked.state, locked.acted_at, locked.snoozed_until
         return self
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 
+from health.scheduler.beat import BEAT_SCHEDULE as DOSE_BEAT_SCHEDULE  # a plain module, like this one
+
 # The task enqueued at the press (with the countdown as its delay) opens a hard
 # SOS on time; this sweep is the safety net for a lost enqueue or a worker that
 # was down, so a late SOS is at most this late. When nothing is overdue the
@@ -26,7 +28,8 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 # received it, it succeeded): for the SOS sweep, every 5 s. A sweep that found
 # nothing to do says nothing; one that enqueued something keeps its success line
 # (its return value is the number enqueued), and warnings and errors always show.
-QUIET_WHEN_IDLE = frozenset(entry["task"] for entry in BEAT_SCHEDULE.values())
+# The dose tick (every minute) is as routine: quiet when it found no dose to remind.
+QUIET_WHEN_IDLE = frozenset(entry["task"] for entry in (*BEAT_SCHEDULE.values(), *DOSE_BEAT_SCHEDULE.values()))
 _CELERY_LOGGERS = ("celery.beat", "celery.worker.strategy", "celery.app.trace")
 
 

@@ -9,8 +9,11 @@ import datetime as dt
 import io
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.utils import timezone
 
+from core.realtime import user_group
 from health.models import DoseEvent, Medication, Prescription, Reminder
 from health.scheduler.review import review_items
 
@@ -278,3 +281,17 @@ def test_home_shows_the_dose_waiting_and_the_next_reminder(client, alice, due_do
     due_dose.take()
     page = client.get("/").content.decode()
     assert "Next reminder: metformin 500 mg at 08:00." in page
+
+
+@pytest.mark.django_db
+def test_the_patients_own_dose_action_reaches_their_other_tabs(
+    alice_api, alice, due_dose, django_capture_on_commit_callbacks
+):
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(user_group(alice.pk), channel)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert alice_api.post(f"/api/dose-events/{due_dose.pk}/skip/").status_code == 200
+    message = async_to_sync(layer.receive)(channel)
+    assert message["event"] == "dose"
+    assert message["data"]["id"] == due_dose.pk and message["data"]["state"] == "skipped"
