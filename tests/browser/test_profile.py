@@ -38,10 +38,12 @@ def test_an_invalid_contact_number_is_refused_next_to_the_field_and_a_valid_one_
 
     contacts.get_by_role("button", name="Edit Dana").click()
     form.get_by_label("Name").fill("Dana Smith")
+    form.get_by_label("Looks after my medicines").check()
     form.get_by_role("button", name="Save contact").click()
     expect(contacts).to_contain_text("Dana Smith (daughter)")
+    expect(contacts).to_contain_text("carer")
     contact.refresh_from_db()
-    assert contact.name == "Dana Smith"
+    assert contact.name == "Dana Smith" and contact.is_carer
 
 
 def test_home_location_time_zone_and_sms_opt_in_are_saved(page, alice):
@@ -59,6 +61,8 @@ def test_home_location_time_zone_and_sms_opt_in_are_saved(page, alice):
     form.get_by_label("Home longitude").fill("13.389")
     form.get_by_label("Time zone").select_option("America/New_York")
     form.get_by_label("Allow SMS").check()
+    form.get_by_label("Also text each reminder to my phone").check()
+    form.get_by_label("When I miss a dose, text my contacts marked as carer").check()
     form.get_by_role("button", name="Save profile").click()
 
     expect(page.get_by_text("Your profile is saved.")).to_be_visible()
@@ -70,3 +74,4 @@ def test_home_location_time_zone_and_sms_opt_in_are_saved(page, alice):
         13.389,
     )
     assert (profile.timezone, profile.sms_opt_in) == ("America/New_York", True)
+    assert profile.reminder_sms and profile.tell_carer_of_missed_doses

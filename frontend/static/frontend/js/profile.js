@@ -1,4 +1,4 @@
-// The profile page: home location, time zone, SMS opt-in and the emergency
+// The profile page: home location, time zone, SMS opt-ins and the emergency
 // contacts, saved through the API; the server's validation is the authority.
 import { api, el } from "./api.js";
 import { clearErrors, showErrors } from "./forms.js";
@@ -25,6 +25,8 @@ async function loadProfile() {
     profileForm.elements.home_latitude.value = profile.home_latitude ?? "";
     profileForm.elements.home_longitude.value = profile.home_longitude ?? "";
     profileForm.elements.sms_opt_in.checked = Boolean(profile.sms_opt_in);
+    profileForm.elements.reminder_sms.checked = Boolean(profile.reminder_sms);
+    profileForm.elements.tell_carer_of_missed_doses.checked = Boolean(profile.tell_carer_of_missed_doses);
     fillTimezones(profile.timezone);
   } catch (error) {
     showErrors(profileForm, error);
@@ -48,6 +50,8 @@ profileForm.addEventListener("submit", async (event) => {
         home_longitude: numberOrNull(f.home_longitude.value),
         timezone: f.timezone.value,
         sms_opt_in: f.sms_opt_in.checked,
+        reminder_sms: f.reminder_sms.checked,
+        tell_carer_of_missed_doses: f.tell_carer_of_missed_doses.checked,
       },
     });
     $("profile-saved").hidden = false;
@@ -76,6 +80,7 @@ function contactItem(contact) {
     el("br"),
     el("span", {}, contact.phone),
     el("span", { class: "muted" }, ` · priority ${contact.priority}`),
+    contact.is_carer ? el("span", { class: "muted" }, " · carer") : "",
     el(
       "div",
       { class: "contact-actions" },
@@ -104,6 +109,7 @@ function startEditing(contact) {
   f.relation.value = contact.relation ?? "";
   f.phone.value = contact.phone;
   f.priority.value = contact.priority;
+  f.is_carer.checked = Boolean(contact.is_carer);
   clearErrors(contactForm);
   $("contact-form-h").textContent = `Edit ${contact.name}`;
   $("contact-submit").textContent = "Save contact";
@@ -140,6 +146,7 @@ contactForm.addEventListener("submit", async (event) => {
     relation: f.relation.value.trim(),
     phone: f.phone.value.trim(),
     priority: f.priority.value === "" ? 1 : Number(f.priority.value),
+    is_carer: f.is_carer.checked,
   };
   try {
     if (editing) await api(`/api/emergency-contacts/${editing.id}/`, { method: "PUT", body });
