@@ -1,0 +1,191 @@
+"""Prescription reading: a real EasyOCR run on a small generated image, the ``read_prescription``
+command's JSON, its refusals, and the line grouping and preprocessing on their own."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from PIL import Image, ImageDraw, ImageFont
+
+from health.scheduler import ocr, preprocess
+from health.scheduler.reading import read_prescription
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+LINES = ["Rx", "Tab Paracetamol 500mg 1-0-1 x 5 days after food", "Cap Amoxicillin 250 mg TDS x 7 days"]
+ENV = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
+KEYS = {"name", "strength", "dose", "times_per_day", "times", "duration_days", "with_food"}
+
+
+def render(lines: list[str] = LINES, size: tuple[int, int] = (760, 200), angle: float = 0.0) -> Image.Image:
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(FONT, 24)
+    for i, line in enumerate(lines):
+        draw.text((24, 20 + 56 * i), line, font=font, fill=(25, 25, 25))
+    if angle:
+        image = image.rotate(angle, expand=True, fillcolor="white")
+    return image
+
+
+def png(image: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return ocr.get_reader()
+
+
+@pytest.mark.slow
+def test_reader_is_built_once_per_process(reader):
+    assert ocr.get_reader() is reader
+    assert reader.model_storage_directory == ocr.model_directory()
+    assert reader.download_enabled is False
+
+
+@pytest.mark.slow
+def test_a_printed_prescription_is_read_into_medications(reader):
+    reading = read_prescription(render())
+    assert len(reading.lines) == 3  # words of one printed line stay on one line
+    assert reading.text.splitlines()[1].lower().startswith("tab paracetamol")
+    assert all(0 <= line.confidence <= 1 for line in reading.lines)
+    assert reading.seconds > 0
+    paracetamol, amoxicillin = reading.medications
+    assert paracetamol == dict(
+        name="paracetamol",
+        strength="500 mg",
+        dose=1,
+        times_per_day=2,
+        times=["08:00", "20:00"],
+        duration_days=5,
+        with_food="after",
+    )
+    assert (amoxicillin["name"], amoxicillin["strength"], amoxicillin["times_per_day"]) == ("amoxicillin", "250 mg", 3)
+    assert amoxicillin["duration_days"] == 7
+
+
+@pytest.mark.slow
+def test_an_upside_down_page_is_turned(reader):
+    reading = read_prescription(render(angle=180))
+    assert "rotated 180" in reading.steps
+    assert [m["name"] for m in reading.medications] == ["paracetamol", "amoxicillin"]
+
+
+@pytest.mark.slow
+def test_the_command_writes_exactly_the_documented_keys(reader, tmp_path):
+    first, second = tmp_path / "a.png", tmp_path / "b.png"
+    first.write_bytes(png(render()))
+    second.write_bytes(png(render([*LINES[:1], "Tab Metformin 500 mg BD x 30 days"])))
+    out = tmp_path / "out.json"
+    call_command("read_prescription", str(first), str(second), "--json", str(out))
+    results = json.loads(out.read_text())
+    assert [r["file"] for r in results] == [str(first), str(second)]  # as given, in argument order
+    for result in results:
+        assert set(result) == {"file", "text", "seconds", "medications"}
+        assert isinstance(result["seconds"], float) and result["seconds"] > 0
+        assert all(set(m) == KEYS for m in result["medications"])
+    assert results[1]["medications"][0]["name"] == "metformin"
+
+
+def test_importing_the_reading_path_loads_no_model_library():
+    code = (
+        "import django, sys; django.setup(); "
+        "import health.scheduler.reading, health.management.commands.read_prescription; "
+        "print(sorted(m for m in ('torch', 'easyocr', 'spacy') if m in sys.modules))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=ENV)
+    assert run.stdout.strip() == "[]", run.stderr
+
+
+def test_a_bad_file_is_reported_and_fails_the_command(tmp_path):
+    """No model is needed to refuse a file, but a real process shows the exit status and stderr."""
+    not_image = tmp_path / "notes.txt"
+    not_image.write_text("Paracetamol 500 mg")
+    missing, out = tmp_path / "missing.png", tmp_path / "out.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "read_prescription",
+            str(not_image),
+            str(tmp_path / "missing.png"),
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=ENV,
+    )
+    assert run.returncode == 1
+    assert f"{not_image}: This is not a photo or scan we can read" in run.stderr
+    assert f"{missing}: cannot open the file" in run.stderr
+    assert json.loads(out.read_text()) == []
+
+
+def test_the_command_raises_after_writing_what_it_could_read(tmp_path, monkeypatch):
+    from health.management.commands import read_prescription as command
+    from health.scheduler.reading import Reading
+
+    monkeypatch.setattr(command, "get_reader", lambda: None)
+    monkeypatch.setattr(command, "read_prescription", lambda image: Reading(text="x", lines=[], medications=[]))
+    good, bad = tmp_path / "good.png", tmp_path / "bad.png"
+    good.write_bytes(png(render()))
+    bad.write_bytes(png(render())[:100])  # truncated
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with pytest.raises(CommandError) as raised:
+        call_command("read_prescription", str(bad), str(good), "--json", "-", stdout=stdout, stderr=stderr)
+    assert raised.value.returncode == 1
+    assert f"{bad}: The image is damaged or incomplete" in stderr.getvalue()
+    assert [r["file"] for r in json.loads(stdout.getvalue())] == [str(good)]
+
+
+def test_boxes_are_grouped_into_lines_by_vertical_overlap():
+    def box(left, top, right, bottom):
+        return [[left, top], [right, top], [right, bottom], [left, bottom]]
+
+    results = [
+        (box(300, 52, 380, 80), "1-0-1", 0.9),
+        (box(10, 10, 200, 40), "Dr. Rao", 0.8),
+        (box(10, 50, 120, 78), "Tab", 0.95),
+        (box(130, 48, 290, 79), "Dolo 650", 0.85),
+        (box(400, 12, 520, 38), "Reg 123", 0.9),
+        (box(10, 100, 200, 130), "Review", 0.7),
+    ]
+    lines = ocr.group_lines(results)
+    assert [line.text for line in lines] == ["Dr. Rao Reg 123", "Tab Dolo 650 1-0-1", "Review"]
+    assert lines[1].confidence == pytest.approx((0.95 + 0.85 + 0.9) / 3)
+    assert lines[1].box == (10, 48, 380, 80)
+
+
+def test_skew_is_measured_and_removed():
+    upright = np.asarray(render(size=(760, 220)).convert("L"))
+    tilted = np.asarray(render(size=(760, 220), angle=5).convert("L"))
+    assert abs(preprocess.skew_angle(upright)) < 0.5
+    assert preprocess.skew_angle(tilted) == pytest.approx(-5, abs=0.5)
+
+
+def test_a_page_on_a_dark_table_is_cropped_and_a_scan_is_not():
+    page = np.asarray(render(size=(600, 800)).convert("L"))
+    assert preprocess.crop_page(page) is None  # the page fills the frame: nothing to crop
+    photo = np.full((1100, 900), 60, dtype=np.uint8)
+    photo[150:950, 150:750] = page
+    cropped = preprocess.crop_page(photo)
+    assert cropped is not None
+    assert abs(cropped.shape[0] - 800) < 20 and abs(cropped.shape[1] - 600) < 20
+
+
+def test_a_sideways_page_is_noticed():
+    page = np.asarray(render(size=(760, 400)).convert("L"))
+    assert not preprocess.is_sideways(page)
+    assert preprocess.is_sideways(np.ascontiguousarray(np.rot90(page)))
