@@ -77,12 +77,21 @@ def initial_from_item(item: dict[str, Any]) -> dict[str, Any]:
         "include": True,
         "name": item.get("name") or "",
         "strength": item.get("strength") or "",
-        "dose": "" if dose is None else f"{dose:g}",
+        "dose": "" if dose is None else _dose_text(dose, item.get("dose_unit")),
         "times": times,
         "with_food": item.get("with_food") or Medication.FoodTiming.ANY,
         "duration_days": item.get("duration_days"),
         "default_times": times if item.get("default_times") else "",
     }
+
+
+def _dose_text(dose: float, unit: str | None) -> str:
+    """1 and "tablet" -> "1 tablet"; 2 -> "2 tablets"; 0.5 -> "½ tablet"; 5 and "ml" -> "5 ml"."""
+    amount = {0.5: "½", 0.25: "¼"}.get(dose, f"{dose:g}")
+    if not unit:
+        return amount
+    plural = unit not in ("ml",) and dose > 1
+    return f"{amount} {unit}{'s' if plural else ''}"
 
 
 MedicationReviewFormSet = forms.formset_factory(MedicationReviewForm, extra=0, min_num=0, max_num=30, can_delete=False)

@@ -131,8 +131,31 @@ def review_items(text: str, medications: list[dict[str, Any]], lines: list | Non
         item["uncertain"] = sorted(uncertain)
         item["missing"] = [field for field in missing if field != "with_food"]  # no food rule is a valid answer
         item["default_times"] = bool(item["times"]) and not all(_time_in_text(t, text) for t in item["times"])
+        item["dose_unit"] = _dose_unit(text, names_seen) if item["dose"] is not None else None
         items.append(item)
     return items
+
+
+# The form written on the medicine's line ("Tab.", "Cap", "Syp") names what one dose is counted in:
+# the review shows "1 tablet", not a bare "1". Only what the line says; nothing is assumed.
+DOSE_FORMS = (
+    (r"tab(?:let)?s?", "tablet"),
+    (r"cap(?:sule)?s?", "capsule"),
+    (r"syp|syrup|susp(?:ension)?|liquid|ml", "ml"),
+    (r"drops?|gtts?", "drop"),
+    (r"puffs?|inhaler", "puff"),
+    (r"sachets?", "sachet"),
+)
+
+
+def _dose_unit(text: str, names_seen: list[str]) -> str | None:
+    for line in text.lower().splitlines():
+        if any(f" {seen} " in _words(line) for seen in names_seen):
+            for pattern, unit in DOSE_FORMS:
+                if re.search(rf"(?<![a-z]){pattern}(?![a-z])", line):
+                    return unit
+            return None
+    return None
 
 
 def _words(text: str) -> str:

@@ -5,6 +5,7 @@ reminder appears live, and the patient records it taken."""
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
 from django.utils import timezone
 from PIL import Image, ImageDraw, ImageFont
@@ -40,7 +41,8 @@ def test_upload_review_confirm_and_the_reminder_goes_off(page, alice, tmp_path):
     page.get_by_role("link", name="Medications").click()
     expect(page.get_by_role("heading", name="Your medicines")).to_be_visible()
     page.get_by_label("Photo or PDF").set_input_files(prescription_photo(tmp_path / "rx.jpg"))
-    page.get_by_role("button", name="Upload and read").click()
+    # Without a worker the reading runs in the upload's request: the next page waits for it.
+    page.get_by_role("button", name="Upload and read").click(timeout=READING_TIMEOUT_MS)
 
     # Read on this device; the review page lists what was found beside the photo and the text.
     expect(page.get_by_role("button", name="Confirm and schedule reminders")).to_be_visible(timeout=READING_TIMEOUT_MS)
@@ -65,7 +67,12 @@ def test_upload_review_confirm_and_the_reminder_goes_off(page, alice, tmp_path):
     expect(page.locator("body")).to_have_attribute("data-live-events", "on")
 
     # The test clock reaches the dose's time: beat's tick fires it, and the open page hears of it.
-    dispatch_due_doses(now=soon.astimezone(dt.UTC) + dt.timedelta(seconds=30))
+    # (In a thread of its own, as in a worker: this thread runs Playwright's event loop.)
+    tick = threading.Thread(
+        target=dispatch_due_doses, kwargs={"now": soon.astimezone(dt.UTC) + dt.timedelta(seconds=30)}
+    )
+    tick.start()
+    tick.join(30)
     dose = DoseEvent.objects.get(reminder__medication__name="metformin")
     assert dose.state == "sent"
     expect(page.locator("#bell-count")).to_have_text("1")

@@ -295,3 +295,21 @@ def test_the_patients_own_dose_action_reaches_their_other_tabs(
     message = async_to_sync(layer.receive)(channel)
     assert message["event"] == "dose"
     assert message["data"]["id"] == due_dose.pk and message["data"]["state"] == "skipped"
+
+
+@pytest.mark.parametrize(
+    ("line", "dose", "shown"),
+    [
+        ("Tab. Metformin 500 mg 1-0-1", 1, "1 tablet"),
+        ("Tab Metformin 500 mg 2 tabs BD", 2, "2 tablets"),
+        ("Metformin 500 mg 1/2 tab OD", 0.5, "½ tablet"),
+        ("Cap. Metformin 500 mg OD", 1, "1 capsule"),
+        ("Syp. Metformin 5 ml TDS", 5, "5 ml"),
+        ("Metformin 500 mg 1 OD", 1, "1"),  # no form written: the number alone, nothing assumed
+    ],
+)
+def test_the_review_shows_a_dose_in_the_form_the_line_names(line, dose, shown):
+    from health.scheduler.forms import initial_from_item
+
+    [item] = review_items(line, [{**READ[0], "dose": dose}])
+    assert initial_from_item(item)["dose"] == shown
