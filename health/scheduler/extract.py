@@ -330,6 +330,18 @@ ADMIN_LINE = re.compile(
     r"refills?|disp|dispense|qty|quantity|substitution|dea|npi)\b",
     re.I,
 )
+# A line that records the patient's history, not what to take: a diagnosis ("Impression: iron
+# deficiency" names iron), an allergy ("Allergy: amoxicillin" must never become a reminder to take it),
+# complaints, known conditions and the medicines they are already on. Such a line yields no
+# medication, unless it goes on to an "Rx" part, which is read from there.
+NOT_TO_TAKE_LINE = re.compile(
+    r"^\W*(?:(?:provisional\s+|final\s+|working\s+)?diagnosis|dx|d/d|ddx|impression|imp|assessment|c/o|"
+    r"chief\s+complaints?|complaints?|presenting\s+complaints?|h/o|hx|history|past\s+history|pmh|"
+    r"family\s+history|k/c/o|kco|known\s+case|allerg(?:y|ies|ic)|drug\s+allerg(?:y|ies)|nkda|"
+    r"current\s+medications?|on\s+treatment|investigations?|labs?)\b",
+    re.I,
+)
+_RX_PART = re.compile(r"\b(?:rx|r/x|\u211e)\b\s*[:.-]?\s*", re.I)
 # A line (without a known drug) that opens a new prescription item: a list number ("3.", "3)") or a
 # dosage-form prefix ("Syp Ascoril ...", "Inj. ..."). It names a medicine the lexicon does not know:
 # its dose and times belong to that medicine, never to the one above it.
@@ -353,7 +365,7 @@ _DOSE_PATTERN = re.compile(
 )
 _DOTTED = re.compile(r"(?<![A-Za-z])((?:[A-Za-z]\.){1,3}[A-Za-z])\.?(?![A-Za-z])")
 _NUMERIC_WORD = re.compile(
-    r"([(\[]?)([0-9OoIl|]+(?:[.,/-][0-9OoIl|]+)*)(mg|mcg|ml|g|gm|iu|units?|tabs?|caps?|d|days?|wks?|weeks?)?([).,;:\]]*)",
+    r"([(\[]?)([0-9OoIlS|]+(?:[.,/-][0-9OoIlS|]+)*)(mg|mcg|ml|g|gm|iu|units?|tabs?|caps?|d|days?|wks?|weeks?)?([).,;:\]]*)",
     re.I,
 )
 _UNIT_AFTER_NUMBER = re.compile(
@@ -373,7 +385,9 @@ def _fix_numeric_word(match: re.Match) -> str:
     core = match.group(2)
     if not any(c.isdigit() for c in core):
         return match.group(0)
-    core = core.translate(str.maketrans("OoIl|", "00111"))
+    if "S" in core and not match.group(3):
+        return match.group(0)  # an S read for a 5 only where a unit follows ("7Smg"): "5S" alone is not a number
+    core = core.translate(str.maketrans("OoIlS|", "001151"))
     return match.group(1) + core + (match.group(3) or "") + match.group(4)
 
 
@@ -827,6 +841,10 @@ def extract_medications(text: str) -> list[dict[str, Any]]:
     last_attachable: _Entry | None = None
     for raw in text[:MAX_TEXT_CHARS].splitlines():
         line = _clean_sentences(raw[:MAX_LINE_CHARS]).strip()
+        if NOT_TO_TAKE_LINE.match(line):
+            rx = _RX_PART.search(line)
+            line = line[rx.end() :].strip() if rx else ""
+            last_attachable = None
         if not line or not re.search(r"[A-Za-z0-9]", line):
             continue
         is_table = "|" in line or "\t" in line

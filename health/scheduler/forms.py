@@ -74,7 +74,7 @@ def initial_from_item(item: dict[str, Any]) -> dict[str, Any]:
     times = ", ".join(item.get("times") or [])
     dose = item.get("dose")
     return {
-        "include": True,
+        "include": not item.get("name_only"),
         "name": item.get("name") or "",
         "strength": item.get("strength") or "",
         "dose": "" if dose is None else _dose_text(dose, item.get("dose_unit")),

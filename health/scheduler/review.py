@@ -132,6 +132,9 @@ def review_items(text: str, medications: list[dict[str, Any]], lines: list | Non
         item["missing"] = [field for field in missing if field != "with_food"]  # no food rule is a valid answer
         item["default_times"] = bool(item["times"]) and not all(_time_in_text(t, text) for t in item["times"])
         item["dose_unit"] = _dose_unit(text, names_seen) if item["dose"] is not None else None
+        # Only a name, nothing about taking it: perhaps a word of a note, not a medicine to take. The
+        # review offers it unticked; the patient ticks it if it is one.
+        item["name_only"] = all(field in missing for field in ("strength", "dose", "times_per_day", "duration_days"))
         items.append(item)
     return items
 

@@ -313,3 +313,15 @@ def test_the_review_shows_a_dose_in_the_form_the_line_names(line, dose, shown):
 
     [item] = review_items(line, [{**READ[0], "dose": dose}])
     assert initial_from_item(item)["dose"] == shown
+
+
+def test_a_name_alone_is_offered_unticked():
+    from health.scheduler.forms import initial_from_item
+
+    bare = {"name": "ibuprofen", "strength": None, "dose": None, "times_per_day": None, "times": [],
+            "duration_days": None, "with_food": None}  # fmt: skip
+    [item] = review_items("Avoid ibuprofen", [bare])
+    assert item["name_only"] is True
+    assert initial_from_item(item)["include"] is False
+    [metformin, _] = review_items(TEXT, READ)
+    assert initial_from_item(metformin)["include"] is True

@@ -171,6 +171,10 @@ CASES = [
     ("Azithromycn 500 mg 0D x 3 days", dict(name="azithromycin", duration_days=3)),
     ("Tab.Paracetamol500mg TDS", dict(name="paracetamol", strength="500 mg", times_per_day=3)),
     ("Cetrizine l0 mg HS", dict(name="cetirizine", strength="10 mg")),
+    # OCR reads a 5 as S inside a number with its unit.
+    ("Cap. Pregabalin 7Smg 2 capsules three times day", dict(name="pregabalin", strength="75 mg", dose=2)),
+    # A diagnosis line that goes on to the prescription: read from "Rx".
+    ("Dx: viral fever. Rx: Tab Paracetamol 500 mg TDS x 3 days", dict(name="paracetamol", times_per_day=3)),
 ]
 
 
@@ -280,6 +284,15 @@ def test_instruction_after_a_medication_is_dropped_and_the_medication_kept():
         "!!!@@@###",
         "Take rest and drink plenty of fluids",
         "BD TDS x 5 days after food",
+        # The patient's history, not what to take: a diagnosis naming a medicine's word, an allergy,
+        # a known condition with the medicine already taken.
+        "Impression: Iron deficiency anaemia",
+        "Allergy: Amoxicillin",
+        "Allergies - Penicillin, sulfa drugs",
+        "Dx: Hypertension; on Amlodipine",
+        "K/C/O DM on Tab Metformin 500 mg BD",
+        "H/o asthma, uses Salbutamol inhaler",
+        "C/O: headache, took Paracetamol yesterday",
     ],
 )
 def test_no_medication(text):
