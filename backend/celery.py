@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 from health.monitor.schedule import quiet_idle_sweeps
 
@@ -22,3 +24,20 @@ quiet_idle_sweeps()
 def ping() -> str:
     """Round trip used by health checks and tests to prove a worker is connected."""
     return "pong"
+
+
+@worker_process_init.connect
+def warm_ocr_reader(**_: object) -> None:
+    """In the OCR worker (``OCR_WORKER=1``, set by scripts/run_local.py and docker-compose.yml), build
+    EasyOCR's reader as the process starts, so the patient's first prescription is not also waiting
+    for the models to load. In a thread: the process must report ready within seconds, and a reading
+    that arrives meanwhile waits for the same reader (``health.scheduler.ocr.get_reader``)."""
+    if os.environ.get("OCR_WORKER") != "1":
+        return
+
+    def build() -> None:
+        from health.scheduler.ocr import get_reader
+
+        get_reader()
+
+    threading.Thread(target=build, name="ocr-warm-up", daemon=True).start()

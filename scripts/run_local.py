@@ -112,6 +112,8 @@ RESTART_WINDOW = 60.0
 
 
 def start_supervised(name: str, env: dict[str, str]) -> subprocess.Popen:
+    if name == "ocr-worker":
+        env = {**env, "OCR_WORKER": "1"}  # builds EasyOCR's reader as it starts (backend/celery.py)
     if name == "worker":
         command = [str(BIN / "celery"), "-A", "backend", "worker", "-l", "info", "-n", "worker@%h",
                    "--concurrency", env.get("CELERY_CONCURRENCY", "2")]  # fmt: skip

@@ -1,8 +1,9 @@
-"""`make run` (scripts/run_local.py) brings up web, worker, beat and Redis, and
+"""`make run` (scripts/run_local.py) brings up web, worker, the OCR worker, beat and Redis, and
 Ctrl-C stops all of them."""
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import re
@@ -65,6 +66,17 @@ class OutputReader:
         return "".join(self.seen)
 
 
+def prescription_png() -> bytes:
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("RGB", (900, 120), "white")
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 26)
+    ImageDraw.Draw(image).text((30, 40), "Cap. Amoxicillin 500 mg TDS x 5 days", fill="black", font=font)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
 def celery_worker_of(parent: int) -> int:
     """The pid of the Celery worker ``make run`` started (a direct child of its process)."""
     for entry in Path("/proc").iterdir():
@@ -75,7 +87,12 @@ def celery_worker_of(parent: int) -> int:
             command = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if int(stat.rpartition(")")[2].split()[1]) == parent and b"worker" in command and b"beat" not in command:
+        if (
+            int(stat.rpartition(")")[2].split()[1]) == parent
+            and b"worker" in command
+            and b"beat" not in command
+            and b"ocr" not in command
+        ):
             return int(entry.name)
     raise AssertionError("no Celery worker found under make run")
 
@@ -134,6 +151,23 @@ def test_make_run_serves_the_app_with_a_connected_worker_and_stops_on_ctrl_c(tmp
         )
         assert home.status_code == 200 and "Hello" in home.text
         assert (tmp_path / "secret_key").exists(), "the local run persists its generated secret key"
+
+        # A prescription photo goes through the broker to the OCR worker, which reads it.
+        upload = session.post(
+            f"{base}/medications/upload/",
+            files={"image": ("rx.png", prescription_png(), "image/png")},
+            data={"csrfmiddlewaretoken": session.cookies["csrftoken"]},
+            headers={"Referer": f"{base}/medications/"},
+            timeout=30,
+        )
+        assert upload.status_code == 200 and "/prescriptions/" in upload.url, upload.text[-2000:]
+        deadline = time.monotonic() + 180
+        while (status := session.get(f"{base}/api/prescriptions/", timeout=10).json()["results"][0])[
+            "parse_status"
+        ] in ("pending", "processing") and time.monotonic() < deadline:
+            time.sleep(1)
+        assert status["parse_status"] == "needs_review", status
+        assert [item["name"] for item in status["extracted"]] == ["amoxicillin"]
 
         # A worker that dies (SIGKILL, out of memory) is brought back, not left dead with SOS texts in it.
         worker = celery_worker_of(process.pid)
