@@ -285,6 +285,8 @@ DOSE_LATE_AFTER_MINUTES = env_int("DOSE_LATE_AFTER_MINUTES", 5, minimum=1)
 # After downtime, doses due up to this many hours ago are still reminded (late); older ones are
 # recorded missed without a reminder.
 DOSE_CATCH_UP_HOURS = env_int("DOSE_CATCH_UP_HOURS", 12, minimum=1)
+# The largest prescription photo or PDF accepted (health.scheduler.images), in megabytes.
+PRESCRIPTION_MAX_MB = env_int("PRESCRIPTION_MAX_MB", 20, minimum=1)
 
 # --- Logging: no health data in logs, only ids and states -----------------------
 LOGGING = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -51,7 +52,7 @@ def medications(request: HttpRequest) -> HttpResponse:
         "week": adherence(request.user, days=7, today=today),
         "month": adherence(request.user, days=30, today=today),
         "prescriptions": Prescription.objects.filter(user=request.user)[:20],
-        "max_mb": images.MAX_BYTES // 10**6,
+        "max_mb": settings.PRESCRIPTION_MAX_MB,
     }
     return render(request, "frontend/medications.html", context)
 
@@ -63,8 +64,8 @@ def upload_prescription(request: HttpRequest) -> HttpResponse:
     if upload is None:
         messages.error(request, "Choose a photo or PDF of the prescription first.")
         return redirect("medications")
-    if upload.size > images.MAX_BYTES:
-        messages.error(request, f"The file is too large; the limit is {images.MAX_BYTES // 10**6} MB.")
+    if upload.size > images.max_bytes():
+        messages.error(request, images.too_large(upload.size))
         return redirect("medications")
     try:
         prescription = review.receive_upload(request.user, upload.read())

@@ -114,8 +114,8 @@ def soft_sos(alert_id: int) -> int:
 @shared_task(acks_late=True)
 def read_prescription(prescription_id: int) -> str:
     """Read an uploaded prescription with EasyOCR and keep the medications found for the patient
-    to check (``health.scheduler.review.read``). Routed to the ``ocr`` queue (``CELERY_TASK_ROUTES``), its own worker process,
-    so a reading never holds up an SOS message."""
+    to check (``health.scheduler.review.read``). Routed to the ``ocr`` queue (``CELERY_TASK_ROUTES``),
+    its own worker process, so a reading never holds up an SOS message."""
     return review.read(prescription_id)
 
 

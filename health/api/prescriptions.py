@@ -103,10 +103,8 @@ class PrescriptionViewSet(
         params = UploadSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         upload = params.validated_data["image"]
-        if upload.size > images.MAX_BYTES:
-            raise exceptions.ValidationError(
-                {"image": [f"The file is too large; the limit is {images.MAX_BYTES // 10**6} MB."]}
-            )
+        if upload.size > images.max_bytes():
+            raise exceptions.ValidationError({"image": [images.too_large(upload.size)]})
         try:
             prescription = review.receive_upload(request.user, upload.read())
         except images.RejectedUpload as exc:

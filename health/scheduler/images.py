@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from django.conf import settings
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-MAX_BYTES = 20 * 1024 * 1024
 MAX_PIXELS = 40_000_000  # a 48 MP phone photo is refused: 40 MP is ample for a page, and bounds memory
 PDF_RENDER_DPI = 200
 MAX_PDF_PAGE_INCHES = 17  # a page larger than A3/tabloid on either side is not a prescription
@@ -52,16 +51,17 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
+def max_bytes() -> int:
+    """The largest file accepted (``PRESCRIPTION_MAX_MB``)."""
+    return int(settings.PRESCRIPTION_MAX_MB * 1_000_000)
+
+
 def open_prescription(data: bytes) -> LoadedImage:
     """Check ``data`` and open it as an upright RGB image; ``RejectedUpload`` says why not."""
-    max_bytes = getattr(settings, "PRESCRIPTION_MAX_BYTES", MAX_BYTES)
     if not data:
         raise RejectedUpload("The file is empty.")
-    if len(data) > max_bytes:
-        raise RejectedUpload(
-            f"The file is too large ({len(data) / 1e6:.1f} MB); the limit is {max_bytes / 1e6:.0f} MB. "
-            "A photo from a phone camera is well below it."
-        )
+    if len(data) > max_bytes():
+        raise RejectedUpload(too_large(len(data)))
     content_type = sniff(data)
     if content_type is None:
         raise RejectedUpload("This is not a photo or scan we can read. Use a JPEG, PNG or HEIC photo, or a PDF.")
@@ -123,6 +123,13 @@ def _render_pdf(data: bytes) -> Image.Image:
     finally:
         document.close()
     return image.convert("RGB")
+
+
+def too_large(size: int) -> str:
+    return (
+        f"The file is too large ({size / 1e6:.1f} MB); the limit is {max_bytes() / 1e6:g} MB. "
+        "A photo from a phone camera is well below it."
+    )
 
 
 def _too_many_pixels(width: int, height: int) -> str:

@@ -92,7 +92,7 @@ def test_an_image_over_the_pixel_limit_is_refused(monkeypatch):
 
 
 def test_a_file_over_the_size_limit_is_refused(settings):
-    settings.PRESCRIPTION_MAX_BYTES = 1000
+    settings.PRESCRIPTION_MAX_MB = 0.001
     with pytest.raises(RejectedUpload, match="too large"):
         open_prescription(noisy_jpeg())
 
