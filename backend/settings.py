@@ -22,6 +22,7 @@ from backend.env import (
 )
 from health.messaging.schedule import BEAT_SCHEDULE as MESSAGING_BEAT_SCHEDULE
 from health.monitor.schedule import BEAT_SCHEDULE as MONITOR_BEAT_SCHEDULE
+from health.reports.beat import BEAT_SCHEDULE as REPORTS_BEAT_SCHEDULE
 from health.scheduler.beat import BEAT_SCHEDULE as SCHEDULER_BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -156,7 +157,12 @@ CELERY_TASK_ROUTES = {"health.tasks.read_prescription": {"queue": "ocr"}}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic tasks each domain declares; the database scheduler copies them into
 # its tables when beat starts.
-CELERY_BEAT_SCHEDULE = {**MESSAGING_BEAT_SCHEDULE, **MONITOR_BEAT_SCHEDULE, **SCHEDULER_BEAT_SCHEDULE}
+CELERY_BEAT_SCHEDULE = {
+    **MESSAGING_BEAT_SCHEDULE,
+    **MONITOR_BEAT_SCHEDULE,
+    **SCHEDULER_BEAT_SCHEDULE,
+    **REPORTS_BEAT_SCHEDULE,
+}
 CELERY_RESULT_EXPIRES = 3600
 
 # --- Auth -------------------------------------------------------------------
@@ -287,6 +293,10 @@ DOSE_LATE_AFTER_MINUTES = env_int("DOSE_LATE_AFTER_MINUTES", 5, minimum=1)
 DOSE_CATCH_UP_HOURS = env_int("DOSE_CATCH_UP_HOURS", 12, minimum=1)
 # The largest prescription photo or PDF accepted (health.scheduler.images), in megabytes.
 PRESCRIPTION_MAX_MB = env_int("PRESCRIPTION_MAX_MB", 20, minimum=1)
+# The evening daily report (health.reports): let the local model write the summary on top. It is
+# kept only when every number and name in it is in the computed facts; otherwise, and when off, the
+# template's narrative is used. Off by default: the default 135M model adds seconds per report.
+REPORT_MODEL_NARRATIVE = env_bool("REPORT_MODEL_NARRATIVE", False)
 
 # --- Logging: no health data in logs, only ids and states -----------------------
 LOGGING = {

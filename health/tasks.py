@@ -6,11 +6,16 @@ but the retry policy. The services hold the rules.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from celery import shared_task
+from django.contrib.auth import get_user_model
 
 from health import sos
 from health.messaging import delivery
 from health.messaging.transports import TransportError
+from health.reports import due as reports_due
+from health.reports import generate
 from health.scheduler import dispatch, review
 from health.sos import flows
 from health.sos.flows import sos_flows
@@ -125,3 +130,22 @@ def dispatch_due_doses() -> int:
     (``health.scheduler.dispatch``); return how many steps it took. Run every minute by beat
     (``health.scheduler.beat``); the clock is read inside, so a late run acts on the present."""
     return dispatch.dispatch_due_doses().total
+
+
+# --- the daily report -------------------------------------------------------------------------
+@shared_task(acks_late=True)
+def write_daily_reports() -> int:
+    """Enqueue the report of every patient whose evening report is due now (``health.reports.due``);
+    return how many. Run every five minutes by beat (``health.reports.beat``)."""
+    due = reports_due.due_reports()
+    for user_id, day in due:
+        write_daily_report.delay(user_id, day.isoformat())
+    return len(due)
+
+
+@shared_task(acks_late=True)
+def write_daily_report(user_id: int, day: str) -> int:
+    """Build (or rebuild) one patient's report of one local day (``health.reports.generate``);
+    idempotent, so a redelivered task rewrites the same row. Returns the report's id."""
+    user = get_user_model().objects.select_related("profile").get(pk=user_id)
+    return generate.build(user, dt.date.fromisoformat(day)).pk

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import secrets
 
@@ -45,6 +46,10 @@ class PatientProfile(models.Model):
     tell_carer_of_missed_doses = models.BooleanField(
         default=False,
         help_text="When a dose is missed, send one SMS to each emergency contact marked as carer.",
+    )
+    report_time = models.TimeField(
+        default=dt.time(20, 0),
+        help_text="Local time (in the patient's time zone) at which the evening daily report is written.",
     )
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -1,0 +1,20 @@
+"""The evening report's periodic tick, ready for ``CELERY_BEAT_SCHEDULE``.
+
+Like ``health.scheduler.beat``, settings import this module before the apps are loaded, so it
+imports nothing from the app (the rules of the tick are in ``health.reports.due``).
+"""
+
+from __future__ import annotations
+
+# Every five minutes: a report is written at most five minutes after the patient's report time,
+# and a tick that finds nothing due is one query over the profiles. An unstarted tick expires after
+# one period, so a worker back from downtime runs one tick, which catches up (health.reports.due).
+REPORT_TICK_SECONDS = 300.0
+
+BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "write-daily-reports": {
+        "task": "health.tasks.write_daily_reports",
+        "schedule": REPORT_TICK_SECONDS,
+        "options": {"expires": REPORT_TICK_SECONDS},
+    },
+}
