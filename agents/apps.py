@@ -10,9 +10,11 @@ class AgentsConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported here: models and services need the app registry ready.
+        from agents import reports
         from agents.llm.base import use_tools
         from agents.sos.flows import SosFlows
         from agents.tools import REGISTRY
+        from health.reports import hooks as report_hooks
         from health.sos import flows
 
         # The Health Manager starts SOS flows through this registry; health never imports agents.
@@ -20,3 +22,6 @@ class AgentsConfig(AppConfig):
         # Model backends do not import the tool registry: a caller of generate() that names no
         # tools (a benchmark, an evaluation) gets the app's.
         use_tools(REGISTRY)
+        # The daily report names the day's conversations and may carry the model's summary; health
+        # never imports agents, so it gets both through this registry.
+        report_hooks.register(conversation_points=reports.conversation_points, narrator=reports.narrate)

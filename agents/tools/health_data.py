@@ -16,6 +16,8 @@ from agents.tools.context import ToolContext
 from agents.tools.registry import tool
 from agents.tools.transcript import said_in_request
 from health.models import DailyReport, Medication, VitalReading
+from health.reports.generate import as_facts
+from health.reports.generate import build as build_report
 from health.scheduler.schedule import ScheduleError, schedule_medication
 
 _FOOD_TIMINGS = {choice.value for choice in Medication.FoodTiming}
@@ -185,20 +187,24 @@ def get_latest_vitals(ctx: ToolContext, user_id: str) -> dict:
 
 @tool
 def get_daily_report(ctx: ToolContext, user_id: str, date: str | None = None) -> dict:
-    """Fetches the user's daily health report for a date (the latest one if no date is given).
+    """Fetches the user's daily health report for a date (today's so far if no date is given).
 
     Args:
         user_id: Unique identifier for the user.
-        date: The report's date, 'YYYY-MM-DD'.
+        date: The report's date, 'YYYY-MM-DD'; today if omitted.
     """
     ctx.check_user(user_id)
-    reports = DailyReport.objects.filter(user=ctx.user).order_by("-date")
-    report = reports.filter(date=_parse_date(date)).first() if date else reports.first()
-    if report is None:
-        raise NotFound(f"No daily report {'for ' + date if date else 'yet'}.")
-    return {
-        "date": report.date.isoformat(),
-        "metrics": report.metrics,
-        "anomalies": report.anomalies,
-        "summary": report.narrative,
-    }
+    today = ctx.now().astimezone(ctx.tz).date()
+    day = _parse_date(date) if date else today
+    if day > today:
+        raise InvalidArguments(f"{day.isoformat()} is in the future: there is no report for it yet.")
+    report = DailyReport.objects.filter(user=ctx.user, date=day).first()
+    if report is None and day < ctx.user.date_joined.astimezone(ctx.tz).date():
+        raise NotFound(f"No daily report for {day.isoformat()}: the user's records start later.")
+    if report is None or day == today:
+        # Today's report is rebuilt so that "how was my day?" answers with everything recorded so far;
+        # a past day without a report (the app was off that evening) is built from its records.
+        report = build_report(ctx.user, day, now=ctx.now())
+    facts = as_facts(report)
+    summary = facts.pop("narrative")
+    return {**facts, "summary": summary}

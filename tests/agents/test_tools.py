@@ -9,7 +9,7 @@ import pytest
 from agents.tools import REGISTRY, InvalidArguments, NotAuthorised, NotFound, ToolContext
 from agents.tools.emergency import haversine_km
 from agents.tools.health_data import split_strength
-from health.models import Alert, Dispatch, Medication, OutboundMessage, Slot
+from health.models import Alert, DailyReport, Dispatch, Medication, OutboundMessage, Slot
 from tests.agents.helpers import BERLIN
 from tests.factories import (
     AlertFactory,
@@ -255,14 +255,36 @@ def test_latest_vitals_take_each_metric_from_its_latest_reading(ctx, alice):
     assert vitals["spo2_measured_at"] == "2026-03-01T11:00+01:00"
 
 
-def test_the_daily_report_is_found_by_date_or_latest(ctx, alice):
-    DailyReportFactory(user=alice, date=dt.date(2026, 3, 1), narrative="Quiet day.", anomalies=[])
+def test_a_stored_daily_report_is_found_by_date(ctx, alice):
+    alice.date_joined = dt.datetime(2026, 2, 1, tzinfo=dt.UTC)
+    alice.save()
+    DailyReportFactory(user=alice, date=dt.date(2026, 3, 1), narrative="Quiet day.", metrics={"steps": 4200})
     DailyReportFactory(user=alice, date=dt.date(2026, 3, 2), narrative="Low oxygen at night.", anomalies=["spo2"])
 
-    assert run("get_daily_report", ctx, user_id=str(alice.pk))["summary"] == "Low oxygen at night."
-    assert run("get_daily_report", ctx, user_id=str(alice.pk), date="2026-03-01")["summary"] == "Quiet day."
+    report = run("get_daily_report", ctx, user_id=str(alice.pk), date="2026-03-01")
+
+    assert (report["summary"], report["steps"]) == ("Quiet day.", 4200)
     with pytest.raises(NotFound):
-        run("get_daily_report", ctx, user_id=str(alice.pk), date="2020-01-01")
+        run("get_daily_report", ctx, user_id=str(alice.pk), date="2020-01-01")  # before the account existed
+
+
+def test_without_a_date_todays_report_is_built_from_what_is_recorded_so_far(alice):
+    now = dt.datetime(2026, 3, 2, 18, 0, tzinfo=BERLIN)
+    alice.date_joined = now - dt.timedelta(days=10)
+    alice.save()
+    device = DeviceFactory(user=alice)
+    VitalReadingFactory(device=device, measured_at=now - dt.timedelta(hours=2), heart_rate=64, spo2=97.0, steps=120)
+    VitalReadingFactory(device=device, measured_at=now - dt.timedelta(hours=1), heart_rate=80, spo2=95.0, steps=0)
+    ctx = ToolContext(user=alice, clock=lambda: now)
+
+    report = run("get_daily_report", ctx, user_id=str(alice.pk))
+
+    assert report["date"] == "2026-03-02" and report["complete"] is False
+    assert (report["heart_rate"]["min"], report["heart_rate"]["max"], report["steps"]) == (64, 80, 120)
+    assert report["summary"].startswith("Up to 18:00. Heart rate 64\u201380 bpm")
+    assert DailyReport.objects.filter(user=alice, date=dt.date(2026, 3, 2)).count() == 1
+    with pytest.raises(InvalidArguments):
+        run("get_daily_report", ctx, user_id=str(alice.pk), date="2026-03-03")
 
 
 def test_appointment_history_lists_the_users_entries(ctx, alice, gp_slot):
