@@ -5,7 +5,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from frontend import medications, views
+from frontend import medications, reports, views
 
 
 class FaviconRedirect(RedirectView):
@@ -37,6 +37,10 @@ urlpatterns = [
     path("prescriptions/<int:pk>/image/", medications.prescription_image, name="prescription-page-image"),
     path("prescriptions/<int:pk>/retry/", medications.prescription_retry, name="prescription-page-retry"),
     path("prescriptions/<int:pk>/delete/", medications.prescription_delete, name="prescription-page-delete"),
+    path("reports/", reports.reports, name="reports"),
+    path("reports/today/", reports.report_today, name="report-today"),
+    path("reports/<str:day>/", reports.report, name="report-page"),
+    path("reports/<str:day>/pdf/", reports.report_download, name="report-pdf"),
     path("notifications/", views.notifications, name="notifications"),
     path("profile/", views.profile, name="profile"),
     path("sos/", views.sos, name="sos"),

@@ -30,6 +30,7 @@ class PatientProfileSerializer(serializers.ModelSerializer):
             "sms_opt_in",
             "reminder_sms",
             "tell_carer_of_missed_doses",
+            "report_time",
             "updated_at",
         ]
         read_only_fields = ["updated_at"]

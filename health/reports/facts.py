@@ -12,7 +12,8 @@ never travel to Python). A measure without a reading is ``None``, never 0:
   odd reading does not set it; at-rest only, so a day of walking does not raise it.
 - **SpO2**: min and mean, and ``minutes_below_92``: how many clock minutes held at least one reading
   below 92 % (the level at which the monitor clears a hypoxia episode).
-- **blood pressure**: mean systolic and diastolic, the highest systolic and the reading it was in.
+- **blood pressure**: mean systolic and diastolic (whole mmHg), the highest systolic and the reading it
+  was in.
 - **steps**: the sum of the steps counted in the readings; **sleep**: minutes per stage as the
   watch reported them (a night crossing midnight is split at midnight), ``sleep_minutes`` being the
   minutes asleep (every stage but awake).
@@ -127,8 +128,9 @@ def vitals(readings: QuerySet) -> dict[str, Any]:
             "readings": totals["spo2_n"],
         },
         "blood_pressure": {
-            "systolic_mean": _round(totals["sys_mean"]),
-            "diastolic_mean": _round(totals["dia_mean"]),
+            # Whole mmHg, as blood pressure is read and written everywhere.
+            "systolic_mean": _round(totals["sys_mean"], 0),
+            "diastolic_mean": _round(totals["dia_mean"], 0),
             "systolic_max": totals["sys_max"],
             "highest": {"systolic": highest["systolic_bp"], "diastolic": highest["diastolic_bp"]} if highest else None,
             "readings": totals["bp_n"],

@@ -23,6 +23,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from health.models import DailyReport
+from health.reports.facts import SPO2_LOW
 from health.reports.narrative import hours_and_minutes
 from health.reports.series import day_series
 
@@ -108,34 +109,54 @@ def _table(rows: list[list[str]], widths: list[float], styles: dict[str, Paragra
     return table
 
 
-def _chart(report: DailyReport) -> Drawing | None:
-    """Heart rate (bpm) and SpO2 (%) of the day, 15-minute means, on one 0-24 h axis."""
-    series = day_series(report)
-    lines = [(name, series[name], color) for name, color in (("heart_rate", HEART), ("spo2", OXYGEN)) if series[name]]
-    if not lines:
-        return None
-    drawing = Drawing(170 * mm, 62 * mm)
+def _chart(points, color, title: str, *, guide: float | None = None, ceiling: float | None = None) -> Drawing:
+    """One measure through the day (15-minute means) on a 0-24 h axis, with an optional dashed guide line."""
+    drawing = Drawing(170 * mm, 42 * mm)
     plot = LinePlot()
-    plot.x, plot.y, plot.width, plot.height = 12 * mm, 10 * mm, 150 * mm, 44 * mm
-    plot.data = [[(p.minute / 60, p.mean) for p in points] for _, points, _ in lines]
-    for index, (_, _, color) in enumerate(lines):
-        plot.lines[index].strokeColor = color
-        plot.lines[index].strokeWidth = 1.3
-    values = [p.mean for _, points, _ in lines for p in points]
+    plot.x, plot.y, plot.width, plot.height = 12 * mm, 7 * mm, 152 * mm, 29 * mm
+    data = [[(p.minute / 60 + 0.125, p.mean) for p in points]]
+    values = [p.mean for p in points] + ([guide] if guide is not None else [])
+    low, high = (min(values) // 10) * 10 - 5, (max(values) // 10) * 10 + 10
+    if ceiling is not None:
+        high = min(high, ceiling)
+    if guide is not None:
+        data.append([(0, guide), (24, guide)])
+        plot.lines[1].strokeColor = colors.HexColor("#b3261e")
+        plot.lines[1].strokeDashArray = (3, 3)
+        plot.lines[1].strokeWidth = 0.6
+    plot.data = data
+    plot.lines[0].strokeColor = color
+    plot.lines[0].strokeWidth = 1.2
     plot.xValueAxis.valueMin, plot.xValueAxis.valueMax, plot.xValueAxis.valueStep = 0, 24, 3
     plot.xValueAxis.labelTextFormat = "%d:00"
-    plot.yValueAxis.valueMin = max(0, (min(values) // 10) * 10 - 10)
-    plot.yValueAxis.valueMax = (max(values) // 10) * 10 + 10
+    plot.yValueAxis.valueMin, plot.yValueAxis.valueMax = low, high
+    plot.yValueAxis.visibleGrid = True
+    plot.yValueAxis.gridStrokeColor = RULE
+    plot.yValueAxis.gridStrokeWidth = 0.4
     for axis in (plot.xValueAxis, plot.yValueAxis):
         axis.labels.fontSize = 7.5
         axis.labels.fillColor = MUTED
     drawing.add(plot)
-    legend_x = 14 * mm
-    for name, _, color in lines:
-        label = {"heart_rate": "Heart rate (bpm)", "spo2": "SpO2 (%)"}[name]
-        drawing.add(String(legend_x, 57 * mm, label, fontSize=8.5, fillColor=color))
-        legend_x += 40 * mm
+    drawing.add(String(12 * mm, 38.5 * mm, title, fontSize=8.5, fillColor=color))
     return drawing
+
+
+def _charts(report: DailyReport) -> list[Drawing]:
+    series = day_series(report)
+    charts = []
+    if series["heart_rate"]:
+        charts.append(_chart(series["heart_rate"], HEART, "Heart rate through the day (bpm, 15-minute means)"))
+    if series["spo2"]:
+        charts.append(
+            _chart(
+                series["spo2"],
+                OXYGEN,
+                "SpO2 through the day (%, 15-minute means; dashed: 92 %)",
+                guide=SPO2_LOW,
+                ceiling=100,
+            )
+        )
+    return charts
 
 
 def report_pdf(report: DailyReport) -> bytes:
@@ -162,8 +183,7 @@ def report_pdf(report: DailyReport) -> bytes:
         Paragraph("Vitals", styles["h2"]),
         _table([list(r) for r in vitals_rows(facts)], [45 * mm, 125 * mm], styles, header=False),
     ]
-    chart = _chart(report)
-    if chart is not None:
+    for chart in _charts(report):
         story += [Spacer(1, 2 * mm), chart]
     story.append(Paragraph("Alerts", styles["h2"]))
     if facts["alerts"]:

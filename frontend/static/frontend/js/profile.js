@@ -27,6 +27,7 @@ async function loadProfile() {
     profileForm.elements.sms_opt_in.checked = Boolean(profile.sms_opt_in);
     profileForm.elements.reminder_sms.checked = Boolean(profile.reminder_sms);
     profileForm.elements.tell_carer_of_missed_doses.checked = Boolean(profile.tell_carer_of_missed_doses);
+    profileForm.elements.report_time.value = (profile.report_time ?? "").slice(0, 5); // "20:00:00" -> "20:00"
     fillTimezones(profile.timezone);
   } catch (error) {
     showErrors(profileForm, error);
@@ -52,6 +53,7 @@ profileForm.addEventListener("submit", async (event) => {
         sms_opt_in: f.sms_opt_in.checked,
         reminder_sms: f.reminder_sms.checked,
         tell_carer_of_missed_doses: f.tell_carer_of_missed_doses.checked,
+        ...(f.report_time.value ? { report_time: f.report_time.value } : {}),
       },
     });
     $("profile-saved").hidden = false;
