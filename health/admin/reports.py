@@ -10,8 +10,8 @@ from health.models import DailyReport
 
 @admin.register(DailyReport)
 class DailyReportAdmin(ViewOnlyAdmin):
-    list_display = ("date", "user", "anomaly_count", "generated_at")
-    list_filter = ("user",)
+    list_display = ("date", "user", "anomaly_count", "narrative_source", "covers_until", "generated_at")
+    list_filter = ("narrative_source", "user")
     search_fields = ("user__username", "narrative")
     list_select_related = ("user",)
     date_hierarchy = "date"

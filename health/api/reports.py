@@ -1,4 +1,8 @@
-"""/api/daily-reports/: the evening reports, kept long-term; read-only."""
+"""/api/daily-reports/: the evening reports, kept long-term; read-only.
+
+``metrics`` holds the day's computed facts (``health.reports.facts``: a measure without readings is
+null); ``covers_until`` says up to when the day's records are in; ``narrative_source`` says whether
+the summary is the template's or the local model's (fact-checked)."""
 
 from __future__ import annotations
 
@@ -11,7 +15,17 @@ from health.models import DailyReport
 class DailyReportSerializer(serializers.ModelSerializer):
     class Meta:
         model = DailyReport
-        fields = ["id", "date", "metrics", "anomalies", "narrative", "generated_at"]
+        fields = [
+            "id",
+            "date",
+            "time_zone",
+            "covers_until",
+            "metrics",
+            "anomalies",
+            "narrative",
+            "narrative_source",
+            "generated_at",
+        ]
         read_only_fields = fields
 
 

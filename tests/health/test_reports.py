@@ -429,3 +429,9 @@ def test_the_pdf_of_a_day_without_readings_says_so(patient):
     text = " ".join(pdf_text(report_pdf(build_day(patient))).split())
 
     assert "No readings" in text
+
+
+def test_beat_runs_the_report_tick_every_five_minutes(settings):
+    entry = settings.CELERY_BEAT_SCHEDULE["write-daily-reports"]
+
+    assert entry["task"] == "health.tasks.write_daily_reports" and entry["schedule"] == 300.0
