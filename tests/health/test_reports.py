@@ -435,3 +435,21 @@ def test_beat_runs_the_report_tick_every_five_minutes(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["write-daily-reports"]
 
     assert entry["task"] == "health.tasks.write_daily_reports" and entry["schedule"] == 300.0
+
+
+def test_a_day_the_clocks_spring_forward_is_23_hours_of_readings(alice):
+    alice.profile.timezone = "America/New_York"
+    alice.profile.save()
+    new_york = ZoneInfo("America/New_York")
+    watch = DeviceFactory(user=alice)
+    for hour, heart_rate in ((0, 50), (1, 55), (3, 60), (23, 65)):  # 02:00-03:00 does not exist that day
+        reading(watch, dt.datetime(2026, 3, 8, hour, 30, tzinfo=new_york), heart_rate=heart_rate)
+    reading(watch, dt.datetime(2026, 3, 9, 0, 30, tzinfo=new_york), heart_rate=200)
+
+    with at(dt.datetime(2026, 3, 9, 8, tzinfo=new_york)):
+        report = generate.build(alice, dt.date(2026, 3, 8))
+
+    assert report.metrics["heart_rate"]["readings"] == 4 and report.metrics["heart_rate"]["max"] == 65
+    assert report.metrics["complete"] is True
+    midnight = dt.datetime(2026, 3, 8, tzinfo=new_york)
+    assert report.covers_until.astimezone(dt.UTC) - midnight.astimezone(dt.UTC) == dt.timedelta(hours=23)
