@@ -145,7 +145,8 @@ def write_daily_reports() -> int:
 
 @shared_task(acks_late=True)
 def write_daily_report(user_id: int, day: str) -> int:
-    """Build (or rebuild) one patient's report of one local day (``health.reports.generate``);
-    idempotent, so a redelivered task rewrites the same row. Returns the report's id."""
+    """Build (or rebuild) one patient's evening report of one local day and tell them
+    (``health.reports.generate``); idempotent, so a redelivered task rewrites the same row and
+    notifies nobody twice. Returns the report's id."""
     user = get_user_model().objects.select_related("profile").get(pk=user_id)
-    return generate.build(user, dt.date.fromisoformat(day)).pk
+    return generate.build(user, dt.date.fromisoformat(day), announce=True).pk

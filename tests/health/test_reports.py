@@ -15,8 +15,9 @@ import pypdfium2
 import pytest
 from django.core.management import CommandError, call_command
 
+from core.events import Event
 from health import tasks
-from health.models import Alert, DailyReport, DoseEvent, VitalReading
+from health.models import Alert, DailyReport, DoseEvent, Notification, VitalReading
 from health.reports import generate, hooks
 from health.reports.due import due_reports
 from health.reports.facts import ReportError
@@ -453,3 +454,32 @@ def test_a_day_the_clocks_spring_forward_is_23_hours_of_readings(alice):
     assert report.metrics["complete"] is True
     midnight = dt.datetime(2026, 3, 8, tzinfo=new_york)
     assert report.covers_until.astimezone(dt.UTC) - midnight.astimezone(dt.UTC) == dt.timedelta(hours=23)
+
+
+def test_the_evening_report_is_announced_once_and_pushed_to_open_pages(patient, django_capture_on_commit_callbacks):
+    with at(local(0, 5)):
+        generate.build(patient, DAY - dt.timedelta(days=1))  # yesterday's is written: only today's is due
+    build_day(patient, now=local(15))  # asked for in the afternoon: no notification
+    assert not Notification.objects.filter(kind="report").exists()
+
+    with mock.patch("health.reports.generate.push_to_user") as push:
+        with django_capture_on_commit_callbacks(execute=True):
+            tick(local(20, 5))
+        tick(local(20, 10))
+        with at(local(21)):
+            tasks.write_daily_report(patient.pk, DAY.isoformat())  # a redelivered task
+
+    [notification] = Notification.objects.filter(user=patient, kind="report")
+    assert notification.title == "Your daily report for Monday 2 March"
+    assert notification.body.startswith("Up to 20:05. No vitals were recorded on this day.")
+    assert notification.body.endswith("See it with charts under Reports.")
+    assert notification.data == {"report": DailyReport.objects.get(user=patient, date=DAY).pk, "date": "2026-03-02"}
+    push.assert_called_once()
+    assert push.call_args.args[:2] == (patient.pk, Event.NOTIFICATION)
+
+
+def test_a_caught_up_evening_says_it_was_written_late(patient):
+    tick(local(9))
+
+    [notification] = Notification.objects.filter(user=patient, kind="report")
+    assert notification.title == "Your report for Sunday 1 March (written late)"
