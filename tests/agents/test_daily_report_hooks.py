@@ -9,9 +9,10 @@ from unittest import mock
 from agents import reports
 from agents.llm.scripted import ScriptedBackend
 from agents.models import AgentStep, Conversation
+from agents.runtime import Runtime
 from health.models import DailyReport
 from health.reports import generate, hooks
-from tests.agents.helpers import BERLIN
+from tests.agents.helpers import BERLIN, call, end, plan
 from tests.factories import AgentStepFactory, ConversationFactory, DeviceFactory, VitalReadingFactory
 
 DAY_START = dt.datetime(2026, 3, 2, tzinfo=BERLIN)
@@ -88,3 +89,25 @@ def test_without_a_model_the_template_writes_the_summary(alice, settings):
 
     assert report.narrative_source == DailyReport.NarrativeSource.TEMPLATE
     assert "No vitals were recorded on this day." in report.narrative
+
+
+def test_how_was_my_day_in_chat_observes_the_days_computed_facts(alice):
+    evening = DAY_START + dt.timedelta(hours=18)
+    alice.date_joined = DAY_START - dt.timedelta(days=30)
+    alice.save()
+    VitalReadingFactory(device=DeviceFactory(user=alice), measured_at=evening - dt.timedelta(hours=1), heart_rate=71)
+    backend = ScriptedBackend(
+        planner=[plan("The user asks about their day.", "Get today's daily report."), end()],
+        caller=[call("get_daily_report", user_id=str(alice.pk))],
+    )
+
+    conversation = Conversation.objects.create(user=alice, title="How was my day?", status=Conversation.Status.IDLE)
+    with mock.patch("django.utils.timezone.now", return_value=evening):
+        Runtime(conversation, None, clock=lambda: evening).begin("How was my day?")
+        Runtime(conversation, backend, clock=lambda: evening).run()
+
+    observation = conversation.steps.get(role="observation").payload["result"]
+    assert observation["date"] == "2026-03-02" and observation["complete"] is False
+    assert observation["heart_rate"]["max"] == 71 and observation["steps"] is None
+    assert observation["summary"] == DailyReport.objects.get(user=alice, date=DAY_START.date()).narrative
+    assert DailyReport.objects.filter(user=alice).count() == 1
