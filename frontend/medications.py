@@ -22,7 +22,7 @@ from health.models import DoseEvent, InvalidTransition, Medication, Prescription
 from health.models.appointments import patient_zone
 from health.scheduler import images, review
 from health.scheduler.adherence import adherence
-from health.scheduler.forms import MedicationReviewFormSet, initial_from_item
+from health.scheduler.forms import MedicationReviewFormSet, StartForm, initial_from_item
 from health.scheduler.schedule import ScheduleError, update_times
 
 READING_STATES = (Prescription.ParseStatus.PENDING, Prescription.ParseStatus.PROCESSING)
@@ -80,15 +80,16 @@ def prescription_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One prescription: the photo, the text read and, once read, the medications to check and confirm."""
     prescription = get_object_or_404(Prescription, pk=pk, user=request.user)
     items = prescription.extracted or []
-    formset = None
+    formset = start = None
     if prescription.parse_status == Prescription.ParseStatus.NEEDS_REVIEW:
+        today, _ = _today(request)
         if request.method == "POST":
             formset = MedicationReviewFormSet(request.POST)
-            if formset.is_valid():
+            start = StartForm(request.POST, today=today)
+            if formset.is_valid() and start.is_valid():
                 chosen = [form.schedule_fields() for form in formset if form.cleaned_data.get("include")]
-                today, _ = _today(request)
                 try:
-                    scheduled = review.confirm(prescription, chosen, today)
+                    scheduled = review.confirm(prescription, chosen, start.cleaned_data["start_date"])
                 except (review.ReviewError, InvalidTransition) as exc:
                     messages.error(request, str(exc))
                 else:
@@ -97,11 +98,13 @@ def prescription_detail(request: HttpRequest, pk: int) -> HttpResponse:
                     return redirect("medications")
         else:
             formset = MedicationReviewFormSet(initial=[initial_from_item(item) for item in items])
+            start = StartForm(today=today)
     rows = list(zip(formset.forms, items, strict=False)) if formset is not None else []
     context = {
         "prescription": prescription,
         "reading": prescription.parse_status in READING_STATES,
         "formset": formset,
+        "start": start,
         "rows": rows,
         "scheduled": prescription.medications.all(),
     }

@@ -6,6 +6,7 @@ Used by the review page (a formset, one row per medication read) and by the API'
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -92,6 +93,26 @@ def _dose_text(dose: float, unit: str | None) -> str:
         return amount
     plural = unit not in ("ml",) and dose > 1
     return f"{amount} {unit}{'s' if plural else ''}"
+
+
+class StartForm(forms.Form):
+    """The schedule's first day: today unless the patient started the course already or starts later."""
+
+    start_date = forms.DateField(
+        label="First day",
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="The day you take (or took) the first dose; the number of days counts from it.",
+    )
+
+    def __init__(self, *args, today: dt.date, **kwargs):
+        super().__init__(*args, initial={"start_date": today}, **kwargs)
+        self.today = today
+
+    def clean_start_date(self) -> dt.date:
+        start = self.cleaned_data["start_date"]
+        if not self.today - dt.timedelta(days=90) <= start <= self.today + dt.timedelta(days=365):
+            raise forms.ValidationError("Choose a day within the last 90 days or the next year.")
+        return start
 
 
 MedicationReviewFormSet = forms.formset_factory(MedicationReviewForm, extra=0, min_num=0, max_num=30, can_delete=False)

@@ -84,8 +84,9 @@ def test_the_review_page_shows_the_read_medicines_and_highlights_what_to_check(c
     assert not Medication.objects.exists()  # nothing scheduled by reading or showing
 
 
-def confirm_post(prescription, rows: list[dict]) -> dict:
+def confirm_post(prescription, rows: list[dict], start: dt.date | None = None) -> dict:
     data = {"form-TOTAL_FORMS": str(len(rows)), "form-INITIAL_FORMS": str(len(rows))}
+    data["start_date"] = (start or timezone.now().date()).isoformat()
     for index, row in enumerate(rows):
         for key, value in row.items():
             data[f"form-{index}-{key}"] = value
@@ -325,3 +326,21 @@ def test_a_name_alone_is_offered_unticked():
     assert initial_from_item(item)["include"] is False
     [metformin, _] = review_items(TEXT, READ)
     assert initial_from_item(metformin)["include"] is True
+
+
+@pytest.mark.django_db
+def test_the_course_can_start_on_another_day(client, alice, read_prescription):
+    client.force_login(alice)
+    started = timezone.now().date() - dt.timedelta(days=3)
+    client.post(f"/prescriptions/{read_prescription.pk}/", confirm_post(read_prescription, ROWS, start=started))
+    metformin = Medication.objects.get(name="metformin")
+    assert metformin.start_date == started and metformin.end_date == started + dt.timedelta(days=29)
+
+
+@pytest.mark.django_db
+def test_a_start_day_far_away_is_refused(client, alice, read_prescription):
+    client.force_login(alice)
+    far = timezone.now().date() - dt.timedelta(days=400)
+    response = client.post(f"/prescriptions/{read_prescription.pk}/", confirm_post(read_prescription, ROWS, start=far))
+    assert "within the last 90 days" in response.content.decode()
+    assert not Medication.objects.exists()
