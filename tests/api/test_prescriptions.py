@@ -1,4 +1,4 @@
-"""Prescriptions: listed and deleted (with their photo); no upload yet."""
+"""Prescriptions: listed and deleted (with their photo); an upload without a file is refused; the text read is never edited by hand."""
 
 from __future__ import annotations
 
@@ -42,8 +42,10 @@ def test_deleting_a_prescription_deletes_its_photo_once_committed(alice, alice_a
     assert Medication.objects.get(pk=medication.pk).prescription is None
 
 
-def test_there_is_no_upload_or_edit_yet(alice, alice_api):
+def test_an_upload_without_a_file_is_refused_and_the_text_read_is_not_editable(alice, alice_api):
     prescription = PrescriptionFactory(user=alice)
 
-    assert alice_api.post("/api/prescriptions/", {}, format="json").status_code == 405
+    response = alice_api.post("/api/prescriptions/", {}, format="multipart")
+    assert response.status_code == 400 and "image" in response.json()
+    assert Prescription.objects.filter(user=alice).count() == 1  # nothing left behind
     assert alice_api.patch(f"/api/prescriptions/{prescription.pk}/", {"ocr_text": "x"}).status_code == 405
