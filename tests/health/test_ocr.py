@@ -189,3 +189,29 @@ def test_a_sideways_page_is_noticed():
     page = np.asarray(render(size=(760, 400)).convert("L"))
     assert not preprocess.is_sideways(page)
     assert preprocess.is_sideways(np.ascontiguousarray(np.rot90(page)))
+
+
+def _page_with_marks(marks: list[tuple[int, int]]) -> np.ndarray:
+    """A white 40 px band with black blocks (x0, x1) standing for glyphs."""
+    gray = np.full((40, 400), 255, np.uint8)
+    for x0, x1 in marks:
+        gray[10:30, x0:x1] = 20
+    return gray
+
+
+def test_a_box_reaches_over_a_lone_glyph_the_detector_missed():
+    # "1 tablet": the box found covers "tablet" (100-200); the "1" at 88-94, a space before it, was not
+    gray = _page_with_marks([(88, 94), (100, 200)])
+    [box] = ocr._widen(gray, [[100, 200, 10, 30]], [], reach=1.5)
+    assert box[0] < 88 and box[1] == 200
+
+
+def test_a_box_does_not_reach_over_blank_paper_or_into_its_neighbour():
+    gray = _page_with_marks([(20, 60), (100, 200)])
+    # blank paper to the right stays out; the neighbour on the left (a box of its own) is not overrun
+    boxes = ocr._widen(gray, [[20, 60, 10, 30], [100, 200, 10, 30]], [], reach=3.0)
+    assert boxes == [[20, 60, 10, 30], [100, 200, 10, 30]]
+    # a slanted word (a free box) stops a widening too
+    gray = _page_with_marks([(70, 90), (100, 200)])
+    free = [[[68, 9], [92, 11], [92, 31], [68, 29]]]
+    assert ocr._widen(gray, [[100, 200, 10, 30]], free, reach=3.0) == [[100, 200, 10, 30]]
