@@ -383,8 +383,8 @@ _HOUR_AMPM = re.compile(r"\b(\d{1,2})\s*([ap])\.?\s*m\b\.?", re.I)
 
 def _fix_numeric_word(match: re.Match) -> str:
     core = match.group(2)
-    if not any(c.isdigit() for c in core):
-        return match.group(0)
+    if not any(c.isdigit() for c in core) and not (core == "S" and match.group(3)):
+        return match.group(0)  # a word, except a lone S glued to a unit: "x Sd", "Smg" are 5d, 5mg
     if "S" in core and not match.group(3):
         return match.group(0)  # an S read for a 5 only where a unit follows ("7Smg"): "5S" alone is not a number
     core = core.translate(str.maketrans("OoIlS|", "001151"))
@@ -404,6 +404,9 @@ def normalise(text: str) -> str:
     """One line of prescription text -> space-separated tokens (regexes: OCR digit/letter swaps and
     glued units are character-level fixes that spaCy's tokenizer exceptions cannot express)."""
     s = text.replace("½", " 1/2 ").replace("¼", " 1/4 ").replace("¾", " 3/4 ")
+    s = s.replace("\u20ac", "c")  # OCR reads a small "c" as a euro sign ("a.\u20ac.")
+    # a unit glued to a dotted abbreviation: "5 mlb.d." -> "5 ml b.d."
+    s = re.sub(r"(?<=\d)\s*(ml|mg|mcg|tabs?|caps?)(?=[a-z]\.[a-z]\.?)", r" \1 ", s, flags=re.I)
     s = s.replace("\u00d7", " x ").replace("\u00b5", "mc").replace("\u03bc", "mc")  # multiplication sign, micro signs
     s = re.sub("[\u2010\u2013\u2014\u2212]", "-", s)  # hyphen, en and em dash, minus sign
     s = re.sub(r"^\s*(?:\d{1,2}\s*[.)]|[-*•#])\s+(?=\D)", " ", s)  # list numbering "1. ", "2) ", "- "
@@ -524,7 +527,29 @@ def fuzzy_drugs(doc: Doc) -> Doc:
         new.append(Span(doc, tok.i, tok.i + 1, label="DRUG", span_id=generic))
     if new:
         doc.ents = [*doc.ents, *new]
+        doc.user_data["fuzzy"] = {span.start for span in new}
     return doc
+
+
+# What says a line is about a medicine to take: its amount, when, for how long, or its dosage form.
+_CUE_LABELS = {"STRENGTH", "DOSE", "PATTERN", "FREQ", "DURATION", "FOOD", "TIME"}
+
+
+def _drop_uncorroborated_guesses(doc: Doc, line: str) -> None:
+    """A name guessed by edit distance stays only on a line that reads like a prescription item.
+
+    Near-misses are everywhere in a page's header: "Sharma" is one edit from the brand "Serta"
+    (sertraline), "Internal" two from "Inderal" (propranolol). An exact name needs no corroboration; a
+    guess needs a dose, strength, frequency, duration, food timing or dosage form on its line, and never
+    stands on an administrative line (patient, doctor, address...)."""
+    fuzzy = doc.user_data.get("fuzzy")
+    if not fuzzy:
+        return
+    cued = not ADMIN_LINE.match(line) and (
+        any(e.label_ in _CUE_LABELS for e in doc.ents) or any(t.lower_ in _PREFIX_WORDS for t in doc)
+    )
+    if not cued:
+        doc.ents = [e for e in doc.ents if not (e.label_ == "DRUG" and e.start in fuzzy)]
 
 
 @cache
@@ -852,6 +877,7 @@ def extract_medications(text: str) -> list[dict[str, Any]]:
             cells = [c.strip() for c in re.split(r"\||\t", line.strip().strip("|"))]
             line = " | ".join(cells)
         doc = nlp(line)
+        _drop_uncorroborated_guesses(doc, line)
         groups = _drug_groups(doc)
         if not groups:
             header = _table_roles(cells) if is_table else None
