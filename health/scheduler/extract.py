@@ -365,7 +365,7 @@ _DOSE_PATTERN = re.compile(
 )
 _DOTTED = re.compile(r"(?<![A-Za-z])((?:[A-Za-z]\.){1,3}[A-Za-z])\.?(?![A-Za-z])")
 _NUMERIC_WORD = re.compile(
-    r"([(\[]?)([0-9OoIlS|]+(?:[.,/-][0-9OoIlS|]+)*)(mg|mcg|ml|g|gm|iu|units?|tabs?|caps?|d|days?|wks?|weeks?)?([).,;:\]]*)",
+    r"([(\[]?)([0-9OoIlS|Z]+(?:[.,/-][0-9OoIlS|Z]+)*)(mg|mcg|ml|g|gm|iu|units?|tabs?|caps?|d|days?|wks?|weeks?)?([).,;:\]]*)",
     re.I,
 )
 _UNIT_AFTER_NUMBER = re.compile(
@@ -383,12 +383,31 @@ _HOUR_AMPM = re.compile(r"\b(\d{1,2})\s*([ap])\.?\s*m\b\.?", re.I)
 
 def _fix_numeric_word(match: re.Match) -> str:
     core = match.group(2)
-    if not any(c.isdigit() for c in core) and not (core == "S" and match.group(3)):
-        return match.group(0)  # a word, except a lone S glued to a unit: "x Sd", "Smg" are 5d, 5mg
+    if not any(c.isdigit() for c in core) and not (core in ("S", "Z") and match.group(3)):
+        return match.group(0)  # a word, except a lone S or Z glued to a unit: "x Sd", "Zmg" are 5d, 2mg
     if "S" in core and not match.group(3):
         return match.group(0)  # an S read for a 5 only where a unit follows ("7Smg"): "5S" alone is not a number
-    core = core.translate(str.maketrans("OoIlS|", "001151"))
+    core = core.translate(str.maketrans("OoIlS|Z", "0011512"))
     return match.group(1) + core + (match.group(3) or "") + match.group(4)
+
+
+# The words that carry the directions. One OCR slip in them ("Wth food", "aftr meals", "dailv") loses a
+# whole field, and they are few and unlike one another, so a word one edit from one of them (same first
+# letter, not itself a word of prescriptions or a medicine's name) is read as it.
+DIRECTION_WORDS = (
+    "with after before food meal meals daily days weeks month months tablet tablets capsule capsules "
+    "morning night bedtime twice thrice once hours"
+).split()
+
+
+def _repair_word(word: str) -> str:
+    lower = word.lower()
+    if len(lower) < 3 or not lower.isalpha() or lower in NOT_DRUGS or lower in DIRECTION_WORDS:
+        return word
+    hit = process.extractOne(lower, DIRECTION_WORDS, scorer=OSA.distance, score_cutoff=1)
+    if hit is None or hit[0][0] != lower[0] or lower in load_lexicon().names:
+        return word
+    return hit[0]
 
 
 def _collapse_dotted(match: re.Match) -> str:
@@ -413,7 +432,8 @@ def normalise(text: str) -> str:
     s = re.sub(r"\b0D\b", "OD", s)
     s = re.sub(r"\b([BTQbtq])[1lI|]([Dd])\b", r"\1I\2", s)
     s = re.sub(r"\b[lI](?=\s+(?:tabs?|tablets?|caps?|capsules?)\b)", "1", s)
-    s = " ".join(_fix_numeric_word(m) if (m := _NUMERIC_WORD.fullmatch(w)) else w for w in s.split())
+    s = re.sub(r"(?<!\S)[I|\[(](ac|pc|cc|od|bd|tds|tid|qid|hs|sos)\b", r"\1", s)  # a table's rule read before it
+    s = " ".join(_fix_numeric_word(m) if (m := _NUMERIC_WORD.fullmatch(w)) else _repair_word(w) for w in s.split())
     s = _CLOCK.sub(lambda m: f" {int(m.group(1))}:{m.group(2)} {m.group(3).lower()}m ", s)
     s = _HOUR_AMPM.sub(lambda m: f" {int(m.group(1))} {m.group(2).lower()}m ", s)
     s = _EVERY_HOURS.sub(lambda m: f" q{int(m.group(1) or m.group(2))}h ", s)
@@ -494,7 +514,11 @@ def _rule_patterns() -> list[dict]:
             add("FREQ", _phrase(p), code)
     for code, phrases in FOOD_PHRASES.items():
         for p in phrases:
-            add("FOOD", _phrase(p), code)
+            pattern = _phrase(p)
+            add("FOOD", pattern, code)
+            if len(pattern) == 2 and pattern[0]["LOWER"] in ("before", "after", "with", "during"):
+                # "after a meal", "with the food", "before each meal"
+                add("FOOD", [pattern[0], {"LOWER": {"IN": ["a", "the", "your", "each", "every"]}}, pattern[1]], code)
     for pre in ("x", "for"):
         pat = [{"LOWER": pre}, {"LOWER": {"IN": ["the", "next"]}, "OP": "*"}]
         add("DURATION", [*pat, NUMLIKE, {"LOWER": {"IN": list(DURATION_UNITS)}}])

@@ -175,6 +175,17 @@ CASES = [
     ("Cap. Pregabalin 7Smg 2 capsules three times day", dict(name="pregabalin", strength="75 mg", dose=2)),
     # A diagnosis line that goes on to the prescription: read from "Rx".
     ("Dx: viral fever. Rx: Tab Paracetamol 500 mg TDS x 3 days", dict(name="paracetamol", times_per_day=3)),
+    # An S or a Z alone glued to its unit: 5 and 2.
+    ("T. Levothyroxine 100 mcg 1-1-0 x Sd", dict(name="levothyroxine", duration_days=5)),
+    ("TAB Glimepiride Zmg 1 tab OD", dict(name="glimepiride", strength="2 mg")),
+    # Food with an article between ("after a meal", "with the food"), a table's rule read as "I".
+    ("Tab Calpol 500 1 tab twice a day 3 days after a meal", dict(name="paracetamol", with_food="after", dose=1)),
+    ("Tab Metformin 500 mg BD with the food", dict(name="metformin", with_food="with")),
+    ("Sertraline 25 mg | 1-0-0 | Ipc", dict(name="sertraline", with_food="after", times_per_day=1)),
+    # One OCR slip in a direction word, a c read as a euro sign, a unit glued to its abbreviation.
+    ("Tab Lisinopril 5 mg 1-0-0 Wth food aftr 2 months", dict(name="lisinopril", with_food="with")),
+    ("Tab Azee 500 Take 2 tablets QD a.\u20ac. x 1 month", dict(name="azithromycin", with_food="before", dose=2)),
+    ("Syp Cetzine 5 mlb.d. x 5 days", dict(name="cetirizine", dose=5, times_per_day=2)),
 ]
 
 
@@ -293,6 +304,9 @@ def test_instruction_after_a_medication_is_dropped_and_the_medication_kept():
         "K/C/O DM on Tab Metformin 500 mg BD",
         "H/o asthma, uses Salbutamol inhaler",
         "C/O: headache, took Paracetamol yesterday",
+        # A header word one or two edits from a brand is no medicine: a guessed name needs directions.
+        "Name: David Sharma   Age/Sex: 34/F   Date: 27/06/2026",
+        "Dr. H. Ahmed, MD, Internal Medicine   NPI 1956196713",
     ],
 )
 def test_no_medication(text):
