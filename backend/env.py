@@ -88,3 +88,30 @@ def persisted_secret_key(path: Path) -> str:
     path.write_text(key)
     path.chmod(0o600)
     return key
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` if missing and make it 0700 when this account owns it.
+
+    DATA_DIR holds the database, uploaded prescriptions and the secret key: other accounts on the
+    machine must not even list it. A directory another account owns (a mounted volume) is left as
+    it is, because only its owner may change its mode.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o700)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Create ``path`` empty if missing and make it 0600 when this account owns it.
+
+    For the SQLite database: SQLite gives its -wal and -shm files the mode of the database file,
+    so creating it owner-only before the first connection keeps all three private.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+    os.close(fd)
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o600)
+    return path

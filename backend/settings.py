@@ -7,9 +7,11 @@ helper in ``backend.env`` that refuses bad values.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from backend.env import (
     env_bool,
@@ -19,6 +21,8 @@ from backend.env import (
     env_list,
     env_str,
     persisted_secret_key,
+    private_dir,
+    private_file,
 )
 from health.messaging.schedule import BEAT_SCHEDULE as MESSAGING_BEAT_SCHEDULE
 from health.monitor.schedule import BEAT_SCHEDULE as MONITOR_BEAT_SCHEDULE
@@ -28,6 +32,8 @@ from health.scheduler.beat import BEAT_SCHEDULE as SCHEDULER_BEAT_SCHEDULE
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Everything the app writes at run time (SQLite file, uploads, local secret key).
 DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "var"))).resolve()
+# Health data lives here: only the account running the app may enter it (0700).
+private_dir(DATA_DIR)
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY") or persisted_secret_key(DATA_DIR / "secret_key")
@@ -47,6 +53,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "django_celery_beat",
+    "axes",  # login throttling: too many failed sign-ins lock the account out for a while
+    "auditlog",  # who read or changed whose health records
     "health",
     "agents",
     "agentlab",  # offline: data generation, training, evaluation, benchmark commands
@@ -62,6 +70,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "core.http_security.ContentSecurityPolicyMiddleware",
+    "core.http_security.NoStoreWhenSignedInMiddleware",
+    # Sets the actor of audit entries to the signed-in user of the request.
+    "auditlog.middleware.AuditlogMiddleware",
+    # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "backend.urls"
@@ -98,6 +112,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": env_int("SQLITE_TIMEOUT_SECONDS", 20, minimum=1),
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+    if DATABASES["default"]["NAME"] not in ("", ":memory:"):
+        private_file(Path(DATABASES["default"]["NAME"]))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: broker, channel layer, cache ------------------------------------
@@ -178,6 +194,47 @@ LOGOUT_REDIRECT_URL = "login"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+# A session ends this many seconds after sign-in (default 12 h): a shared family laptop left
+# signed in does not show the patient's records for Django's default two weeks.
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 12 * 3600, minimum=300)
+
+# django-axes: after LOGIN_FAILURE_LIMIT failed sign-ins for one username from one address, that
+# pair is locked out for LOGIN_LOCKOUT_MINUTES (the login page, the admin's login, anything that
+# calls authenticate()). Username and address together, so a stranger guessing passwords from
+# elsewhere cannot lock the patient out of their own SOS button at home.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = dt.timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_CALLABLE = "frontend.lockout.locked_out"
+# A successful sign-in is not worth a row per visit; failures are kept (AccessAttempt).
+AXES_DISABLE_ACCESS_LOG = True
+
+# --- HTTPS behind a reverse proxy (docs/configuration.md, "Security") -------------------
+# The proxy terminates TLS and tells Django the original scheme in this header; trust it only
+# when the proxy always sets it (and strips it from clients), hence off unless configured.
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# The health check is probed over plain HTTP inside the host (docker-compose, orchestrators).
+SECURE_REDIRECT_EXEMPT = [r"^healthz/$"]
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+
+# Demo accounts have published passwords (README): seed_demo creates them only when DEMO is on
+# (make run turns it on), and never on an HTTPS deployment.
+DEMO = env_bool("DEMO", False)
+if DEMO and SECURE_SSL_REDIRECT:
+    raise ImproperlyConfigured(
+        "DEMO=true creates accounts with published passwords; it cannot be combined with "
+        "SECURE_SSL_REDIRECT=true (a deployment). Set DEMO=false."
+    )
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -238,6 +295,9 @@ MEDIA_ROOT = DATA_DIR / "media"
 MEDIA_URL = "/media-not-served/"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# Uploads (prescription photos) are readable by this account only, like the database.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 # --- Integrations -----------------------------------------------------------
 TWILIO_ACCOUNT_SID = env_str("TWILIO_ACCOUNT_SID")
@@ -311,6 +371,10 @@ LOGGING = {
         "urllib3": {"level": "WARNING"},
     },
 }
+
+# --- Audit log (django-auditlog) ----------------------------------------------------
+# The client's address is personal data of its own and says nothing about whose record was read.
+AUDITLOG_DISABLE_REMOTE_ADDR = True
 
 if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True

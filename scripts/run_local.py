@@ -169,7 +169,14 @@ def main() -> int:
             log("using REDIS_URL from the environment")
         log("migrating the database")
         manage("migrate", "--noinput", "-v", "0", env=env)
-        log("seeding demo data (idempotent)")
+        # The local demo keeps its accounts unless asked not to (DEMO=false): seed_demo creates
+        # them only when DEMO is on.
+        env.setdefault("DEMO", "true")
+        log(
+            "seeding demo data (idempotent)"
+            if env["DEMO"].lower() in ("1", "true", "yes", "on")
+            else "seeding the specialists directory (DEMO is off: no demo accounts)"
+        )
         manage("seed_demo", env=env)
         log("preparing the local model and the triage index (the first run converts the model once, ~30-60 s)")
         try:

@@ -73,6 +73,16 @@ def seed_demo(
     return result
 
 
+def seed_shared(*, now: dt.datetime | None = None, days: int = data.SLOT_DAYS) -> SeedResult:
+    """Only what is nobody's personal data and has no password: the specialists directory with
+    its slots, and the ambulances. What a deployment without the demo (DEMO off) gets."""
+    result = SeedResult()
+    with transaction.atomic():
+        seed_directory(result, now=now or timezone.now(), days=days)
+        _seed_ambulances(result)
+    return result
+
+
 def seed_directory(result: SeedResult, *, now: dt.datetime, days: int = data.SLOT_DAYS) -> None:
     """The specializations, specialists and their free slots (idempotent; the evaluation seeds only this)."""
     specialists = _seed_directory(result)

@@ -82,8 +82,9 @@ def no_password_env(monkeypatch) -> None:
 
 
 @pytest.fixture
-def seeded(db, data_dir, no_password_env) -> str:
-    """Run the command once; return what it printed."""
+def seeded(db, data_dir, no_password_env, settings) -> str:
+    """Run the command once, with the demo on (as ``make run`` does); return what it printed."""
+    settings.DEMO = True
     out = io.StringIO()
     call_command("seed_demo", stdout=out)
     return out.getvalue()
