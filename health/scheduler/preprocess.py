@@ -119,14 +119,24 @@ def _rotate(gray: np.ndarray, degrees: float, fill: int | None = None) -> np.nda
 
 
 def is_sideways(gray: np.ndarray) -> bool:
-    """Text running up or down the image (a photo turned 90 degrees without EXIF orientation): its ink
-    forms columns rather than rows."""
+    """Text running up or down the image (a photo turned 90 degrees without EXIF orientation).
+
+    Letters smeared along the text's direction join into long thin strokes: lying down in a level
+    page, standing up in a turned one. Which way more ink joins into such strokes is the text's
+    direction. Unlike row and column profiles, this holds for a page photographed a few degrees off
+    (whose rows smear while its left margin still stacks ink into columns)."""
     ink = _ink(_small(gray)[0])
     if ink.sum() < 200:
         return False
-    rows, cols = _profile_score(ink), _profile_score(ink.T)
-    # Normalise by length: the two profiles have different numbers of bins.
-    return cols / ink.shape[1] > 1.5 * rows / ink.shape[0]
+    return _stroke_ink(ink.T) > 1.5 * _stroke_ink(ink)
+
+
+def _stroke_ink(ink: np.ndarray, reach: int = 9) -> float:
+    """Ink in components at least 4 times wider than tall once letters are joined sideways."""
+    joined = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((1, reach), np.uint8))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    widths, heights, areas = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT], stats[1:, cv2.CC_STAT_AREA]
+    return float(areas[widths >= 4 * heights].sum())
 
 
 def skew_angle(gray: np.ndarray, limit: float = 10.0) -> float:
