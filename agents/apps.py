@@ -12,6 +12,7 @@ class AgentsConfig(AppConfig):
         # Imported here: models and services need the app registry ready.
         from agents import reports
         from agents.llm.base import use_tools
+        from agents.memory.index import connect_signals
         from agents.sos.flows import SosFlows
         from agents.tools import REGISTRY
         from health.reports import hooks as report_hooks
@@ -25,3 +26,5 @@ class AgentsConfig(AppConfig):
         # The daily report names the day's conversations and may carry the model's summary; health
         # never imports agents, so it gets both through this registry.
         report_hooks.register(conversation_points=reports.conversation_points, narrator=reports.narrate)
+        # Memory indexes follow every change of the models they are built from.
+        connect_signals()

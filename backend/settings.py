@@ -334,6 +334,9 @@ AGENT_SOS_BUDGET_SECONDS = env_float("AGENT_SOS_BUDGET_SECONDS", 8.0, minimum=0.
 MODEL_CACHE_DIR = Path(env_str("MODEL_CACHE_DIR", str(DATA_DIR / "model-cache"))).resolve()
 # The triage retrieval index (agents.triage), built from the symptom bank on first use.
 TRIAGE_INDEX_DIR = Path(env_str("TRIAGE_INDEX_DIR", str(DATA_DIR / "triage"))).resolve()
+# A user's memory index (agents.memory) is rebuilt on any change of their records, and at the latest
+# after this long (vitals arrive in bulk, without the signals that mark a change).
+MEMORY_INDEX_MAX_AGE_SECONDS = env_float("MEMORY_INDEX_MAX_AGE_SECONDS", 300.0, minimum=0.0)
 
 # --- Health Manager -------------------------------------------------------------
 SOS_COUNTDOWN_SECONDS = env_int("SOS_COUNTDOWN_SECONDS", 10, minimum=0)

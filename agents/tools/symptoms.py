@@ -6,16 +6,14 @@ import datetime as dt
 import re
 from typing import TypedDict
 
-from agents import triage
+from agents import triage, triage_persona
 from agents.errors import InvalidArguments, ToolError
+from agents.memory import recall as memory
 from agents.tools import said as user_words
 from agents.tools.context import ToolContext
 from agents.tools.registry import tool
 from agents.tools.transcript import said_in_request
 from health.models import SymptomRecord
-
-# Words that say nothing about which complaint it was.
-_STOPWORDS = {"and", "the", "with", "have", "feel", "feeling", "some", "mild", "slight", "very", "been", "my", "a"}
 
 
 class DateRange(TypedDict, total=False):
@@ -50,16 +48,6 @@ def _collapse_repeats(words: list[str], longest: int = 4) -> list[str]:
                 del kept[-size:]
                 break
     return kept
-
-
-def _words(text: str) -> set[str]:
-    return {word for word in re.findall(r"[a-z]+", text.lower()) if len(word) > 2 and word not in _STOPWORDS}
-
-
-def _word_matches(query: set[str], text: str) -> bool:
-    # "aches" should find "ache": compare on a crude common stem.
-    stems = {word.rstrip("s") for word in _words(text)}
-    return any(word.rstrip("s") in stems for word in query)
 
 
 def parse_timestamp(value: str, tz) -> dt.datetime:
@@ -135,12 +123,14 @@ def retrieve_past_complaints(
             if key == "end_date":
                 day += dt.timedelta(days=1)
             records = records.filter(**{f"recorded_at__{lookup}": dt.datetime.combine(day, dt.time.min, tzinfo=tz)})
-    query = _words(symptoms)
-    found = [
-        {"date": f"{record.recorded_at.astimezone(tz):%Y-%m-%d}", "symptoms": record.text}
-        for record in records[:200]
-        if _word_matches(query, " ".join([record.text, *record.symptoms]))
-    ]
+    allowed = {record.pk: record for record in records[:200]}
+    # Memory retrieval (agents.memory): lemmas, symptom entities with negation, BM25 + dense fused
+    # and re-ranked; "tummy ache" finds "abdominal pain", "no fever" does not find "fever".
+    found = []
+    for ranked in memory.recall(ctx.user, symptoms, kinds=("complaint",)):
+        record = allowed.get(int(ranked.item.key.partition(":")[2]))
+        if record is not None and memory.is_related(ranked):
+            found.append({"date": f"{record.recorded_at.astimezone(tz):%Y-%m-%d}", "symptoms": record.text})
     return found[:5]
 
 
@@ -159,4 +149,8 @@ def match_specialization(ctx: ToolContext, symptoms: str) -> dict:
     # misreads symptoms ("bloating" copied as "bleeding", "muscle pain" for "my whole body aches"),
     # and each such slip moved the ranking. The list is the query only outside a conversation.
     said = said_in_request(ctx.conversation)
-    return {"specializations": [name for name, _ in triage.suggest((said or ", ".join(named))[:2000])]}
+    query = (said or ", ".join(named))[:2000]
+    ranked = [name for name, _ in triage.suggest(query)]
+    # Who is asking changes the right referral (a child, a pregnancy, a known condition, a recent
+    # related complaint): agents.triage_persona, from the user's memory.
+    return {"specializations": triage_persona.refer(ctx.user, query, ranked).specializations}
