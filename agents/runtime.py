@@ -26,6 +26,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
+from agents.memory.context import planner_memory
 from agents.models import Conversation
 from agents.prompts import build_messages
 from agents.sos.guard import guard_for
@@ -133,6 +134,7 @@ class Runtime:
         # once (the model only picks each step; their words come from the records anyway).
         budget = float(getattr(settings, "AGENT_SOS_BUDGET_SECONDS", 8.0))
         self.sos_deadline = time.monotonic() + budget if self.guard is not None else None
+        self._memory_for: tuple[int, str] = (-1, "")
 
     # --- writing states ---------------------------------------------------------
 
@@ -351,7 +353,8 @@ class Runtime:
             if left <= 0:
                 raise RunFailed("the model used up the SOS time budget")
             timeout = min(timeout, left)
-        messages = build_messages(role, self.states, self.registry, few_shot=self.backend.few_shot)
+        memory = self._memory() if role == "planner" else ""
+        messages = build_messages(role, self.states, self.registry, few_shot=self.backend.few_shot, memory=memory)
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"agent-{role}")
         future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=timeout, tools=self.registry)
         try:
@@ -368,6 +371,19 @@ class Runtime:
         finally:
             # Do not wait for a timed-out generation; its thread ends on its own.
             pool.shutdown(wait=False)
+
+    def _memory(self) -> str:
+        """The long-term memory line for the current request (chats only; an SOS does not wait on
+        retrieval). Computed once per request, so the planner's prompt prefix stays the same."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return ""
+        request = max((i for i, state in enumerate(self.states) if state["from"] == "user"), default=-1)
+        if request < 0:
+            return ""
+        if self._memory_for[0] != request:
+            said = str(self.states[request]["value"])
+            self._memory_for = (request, planner_memory(self.conversation.user, said))
+        return self._memory_for[1]
 
     # --- reading the trajectory ----------------------------------------------------
 

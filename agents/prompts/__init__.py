@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.llm.base import Message, Role
+from agents.memory import short_term
 from agents.tools.registry import Registry
 from agents.trajectory import render_caller, render_planner
 
@@ -71,16 +72,21 @@ def render_state(state: dict[str, Any]) -> str:
 
 
 def build_messages(
-    role: Role, states: list[dict[str, Any]], registry: Registry, *, few_shot: bool = False
+    role: Role, states: list[dict[str, Any]], registry: Registry, *, few_shot: bool = False, memory: str = ""
 ) -> list[Message]:
     """The chat messages for ``role`` given the trajectory so far (system state first).
 
-    With trained adapters (``few_shot=False``) this is :func:`build_chat`."""
+    ``memory``: the long-term memory line for this request (the planner's only). With trained
+    adapters (``few_shot=False``) this is :func:`build_chat`."""
     if not few_shot:
-        return build_chat(role, states, tool_names=sorted(tool.name for tool in registry), registry=registry)
+        return build_chat(
+            role, states, tool_names=sorted(tool.name for tool in registry), registry=registry, memory=memory
+        )
     system_value = states[0]["value"] if states and states[0]["from"] == "system" else {}
     details = json.dumps(system_value.get("user_details", {}), ensure_ascii=False)
     system = template(role).format(user_details=details, tools=tool_lines(registry, with_parameters=role == "caller"))
+    if memory and role == "planner":
+        system += f"\nMemory: {memory}"
     history = states[1:]
     first_user = next((i for i, state in enumerate(history) if state["from"] == "user"), None)
     if len(history) > RECENT_STATES:
@@ -101,15 +107,41 @@ def build_messages(
 
 # Observations longer than this are cut in the prompt (lists of past records).
 MAX_OBSERVATION_CHARS = 600
+# A chat longer than this many states keeps its current request (and the latest earlier ones that
+# fit) as turns; the requests before are summarised in the system message (short-term memory).
+MAX_CHAT_STATES = 40
 
 
-def chat_system(role: Role, states: list[dict[str, Any]], tool_names: list[str]) -> str:
+def chat_system(
+    role: Role, states: list[dict[str, Any]], tool_names: list[str], *, memory: str = "", earlier: str = ""
+) -> str:
     system_value = states[0]["value"] if states and states[0]["from"] == "system" else {}
     details = json.dumps(system_value.get("user_details", {}), ensure_ascii=False)
     text = template(f"{role}_chat").format(user_details=details)
     if role == "planner":
         text += "\nTools: " + ", ".join(tool_names)
+        if memory:
+            text += f"\nMemory: {memory}"
+    if earlier:
+        text += f"\nEarlier in this chat: {earlier}"
     return text
+
+
+def summarised(states: list[dict[str, Any]], limit: int = MAX_CHAT_STATES) -> tuple[list[dict[str, Any]], str]:
+    """(the states to show as turns, a summary of the requests left out): whole earlier requests
+    are left out, oldest first, until the rest fits ``limit``; the current request always stays."""
+    starts = [i for i, state in enumerate(states) if state["from"] == "user"]
+    if len(states) <= limit or len(starts) < 2:
+        return states, ""
+    keep_from = starts[-1]
+    for start in reversed(starts[:-1]):
+        if len(states) - start + 1 > limit:
+            break
+        keep_from = start
+    head = states[:1] if states and states[0]["from"] == "system" else []
+    left_out = short_term.requests(states[len(head) : keep_from])
+    lines = [f"({n}) {short_term.summary(request)}" for n, request in enumerate(left_out, 1)]
+    return [*head, *states[keep_from:]], " ".join(lines)
 
 
 def chat_line(role: Role, state: dict[str, Any]) -> str | None:
@@ -136,10 +168,16 @@ def own_output(role: Role, value: Any, registry: Registry | None = None) -> str:
 
 
 def build_chat(
-    role: Role, states: list[dict[str, Any]], *, tool_names: list[str], registry: Registry | None = None
+    role: Role,
+    states: list[dict[str, Any]],
+    *,
+    tool_names: list[str],
+    registry: Registry | None = None,
+    memory: str = "",
 ) -> list[Message]:
     """The trajectory as chat turns for ``role``; the last message is the user turn to answer."""
-    messages = [Message("system", chat_system(role, states, tool_names))]
+    states, earlier = summarised(states)
+    messages = [Message("system", chat_system(role, states, tool_names, memory=memory, earlier=earlier))]
     pending: list[str] = []
     for state in states[1:]:
         if state["from"] == role:
