@@ -335,7 +335,7 @@ ADMIN_LINE = re.compile(
 # complaints, known conditions and the medicines they are already on. Such a line yields no
 # medication, unless it goes on to an "Rx" part, which is read from there.
 NOT_TO_TAKE_LINE = re.compile(
-    r"^\W*(?:(?:provisional\s+|final\s+|working\s+)?diagnosis|dx|d/d|ddx|impression|imp|assessment|c/o|"
+    r"^\W*(?:(?:provisional\s+|final\s+|working\s+)?diagnosis|diag|dx|d/d|ddx|impression|imp|assessment|c/o|"
     r"chief\s+complaints?|complaints?|presenting\s+complaints?|h/o|hx|history|past\s+history|pmh|"
     r"family\s+history|k/c/o|kco|known\s+case|allerg(?:y|ies|ic)|drug\s+allerg(?:y|ies)|nkda|"
     r"current\s+medications?|on\s+treatment|investigations?|labs?)\b",
@@ -570,7 +570,7 @@ def _drop_uncorroborated_guesses(doc: Doc, line: str) -> None:
     if not fuzzy:
         return
     cued = not ADMIN_LINE.match(line) and (
-        any(e.label_ in _CUE_LABELS for e in doc.ents) or any(t.lower_ in _PREFIX_WORDS for t in doc)
+        any(e.label_ in _CUE_LABELS for e in doc.ents) or any(t.lower_ in _FORM_WORDS for t in doc)
     )
     if not cued:
         doc.ents = [e for e in doc.ents if not (e.label_ == "DRUG" and e.start in fuzzy)]
@@ -805,6 +805,8 @@ _PREFIX_WORDS = {
     ":",
     "x",
 }
+# The dosage forms among them: a line naming one is about a medicine (a guessed name may stand on it).
+_FORM_WORDS = {w for w in _PREFIX_WORDS if len(w) >= 3 and w.isalpha() and w not in ("take",)}
 
 
 def _clean_sentences(line: str) -> str:

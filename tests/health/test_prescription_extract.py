@@ -307,6 +307,9 @@ def test_instruction_after_a_medication_is_dropped_and_the_medication_kept():
         # A header word one or two edits from a brand is no medicine: a guessed name needs directions.
         "Name: David Sharma   Age/Sex: 34/F   Date: 27/06/2026",
         "Dr. H. Ahmed, MD, Internal Medicine   NPI 1956196713",
+        # a condition is not a medicine, even one edit from a brand and with a number on its line
+        "Ox: Type 2 diabetes mellitus",
+        "Diag: Vitamin D deficiency",
     ],
 )
 def test_no_medication(text):
