@@ -5,7 +5,7 @@ from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
-from frontend import medications, reports, views
+from frontend import account, medications, reports, views
 
 
 class FaviconRedirect(RedirectView):
@@ -43,6 +43,8 @@ urlpatterns = [
     path("reports/<str:day>/pdf/", reports.report_download, name="report-pdf"),
     path("notifications/", views.notifications, name="notifications"),
     path("profile/", views.profile, name="profile"),
+    path("profile/export/", account.export_download, name="account-export-page"),
+    path("profile/delete/", account.delete_account, name="account-delete-page"),
     path("sos/", views.sos, name="sos"),
     path("watch/", views.watch, name="watch"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

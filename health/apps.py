@@ -7,3 +7,8 @@ class HealthConfig(AppConfig):
     name = "health"
     verbose_name = "Health Manager"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from health import audit
+
+        audit.register()

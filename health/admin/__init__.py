@@ -8,6 +8,7 @@ from django.contrib import admin
 from health.admin import (  # noqa: F401  (importing registers each domain's admin)
     alerts,
     appointments,
+    audit,
     directory,
     messaging,
     patients,

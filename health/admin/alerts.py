@@ -11,7 +11,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from health.admin.base import ReadOnlyTabularInline, ViewOnlyAdmin
+from health.admin.base import AccessLoggedAdmin, ReadOnlyTabularInline, ViewOnlyAdmin
 from health.models import Alert, AlertEvent, Ambulance, Dispatch
 
 
@@ -69,7 +69,7 @@ class DispatchInline(ReadOnlyTabularInline):
 
 
 @admin.register(Alert)
-class AlertAdmin(admin.ModelAdmin):
+class AlertAdmin(AccessLoggedAdmin):
     list_display = (
         "created_at",
         "user",

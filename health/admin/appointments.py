@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from health.admin.base import WhenFilter
+from health.admin.base import AccessLoggedAdmin, WhenFilter
 from health.models import Appointment, AppointmentHistory, InvalidTransition, Slot, SymptomRecord
 
 
@@ -69,7 +69,7 @@ def cancel_appointments(modeladmin: AppointmentAdmin, request: HttpRequest, quer
 
 
 @admin.register(Appointment)
-class AppointmentAdmin(admin.ModelAdmin):
+class AppointmentAdmin(AccessLoggedAdmin):
     form = AppointmentForm
     list_display = (
         "starts_at",
@@ -123,7 +123,7 @@ class AppointmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(AppointmentHistory)
-class AppointmentHistoryAdmin(admin.ModelAdmin):
+class AppointmentHistoryAdmin(AccessLoggedAdmin):
     list_display = ("scheduled_for", "user", "specialist_name", "specialization", "created_at")
     list_filter = ("specialization",)
     search_fields = ("user__username", "specialist_name", "specialization", "summary")
@@ -134,7 +134,7 @@ class AppointmentHistoryAdmin(admin.ModelAdmin):
 
 
 @admin.register(SymptomRecord)
-class SymptomRecordAdmin(admin.ModelAdmin):
+class SymptomRecordAdmin(AccessLoggedAdmin):
     list_display = ("recorded_at", "user", "symptom_list", "excerpt")
     search_fields = ("user__username", "text", "symptoms")
     list_select_related = ("user",)

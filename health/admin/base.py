@@ -4,10 +4,25 @@ from __future__ import annotations
 
 import datetime as dt
 
+from auditlog.signals import accessed
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
+
+
+class AccessLoggedAdmin(admin.ModelAdmin):
+    """Opening one of a patient's records in the admin is written to the audit log as an access
+    by the operator (``health.audit``): the patient can be told who looked at their data."""
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):
+        response = super().change_view(request, object_id, form_url, extra_context)
+        if request.method == "GET" and response.status_code == 200:
+            obj = self.get_object(request, unquote(object_id))
+            if obj is not None:
+                accessed.send(sender=obj.__class__, instance=obj)
+        return response
 
 
 class ViewOnlyAdmin(admin.ModelAdmin):

@@ -15,7 +15,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from health.admin.base import ReadOnlyTabularInline
+from health.admin.base import AccessLoggedAdmin, ReadOnlyTabularInline
 from health.models import Device, EmergencyContact, PatientProfile
 
 # Everything on a device an operator may see; token_hash is deliberately absent.
@@ -23,7 +23,7 @@ DEVICE_VISIBLE_FIELDS = ("user", "name", "kind", *Device.SYSTEM_FIELDS)
 
 
 @admin.register(PatientProfile)
-class PatientProfileAdmin(admin.ModelAdmin):
+class PatientProfileAdmin(AccessLoggedAdmin):
     list_display = (
         "user",
         "full_name",
@@ -131,7 +131,7 @@ class PatientProfileAdmin(admin.ModelAdmin):
 
 
 @admin.register(EmergencyContact)
-class EmergencyContactAdmin(admin.ModelAdmin):
+class EmergencyContactAdmin(AccessLoggedAdmin):
     list_display = ("name", "user", "relation", "phone", "priority", "is_carer", "created_at")
     list_filter = ("relation", "is_carer")
     search_fields = ("name", "phone", "relation", "user__username", "user__first_name", "user__last_name")
@@ -148,7 +148,7 @@ def revoke_devices(modeladmin: DeviceAdmin, request: HttpRequest, queryset: Quer
 
 
 @admin.register(Device)
-class DeviceAdmin(admin.ModelAdmin):
+class DeviceAdmin(AccessLoggedAdmin):
     list_display = ("name", "user", "kind", "token_prefix", "last_seen_at", "is_active", "created_at")
     list_filter = ("kind", ("revoked_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "token_prefix", "user__username")

@@ -7,6 +7,7 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
+from health.admin.base import AccessLoggedAdmin
 from health.models import DoseEvent, Medication, Prescription, Reminder
 
 
@@ -18,7 +19,7 @@ class MedicationInline(admin.TabularInline):
 
 
 @admin.register(Prescription)
-class PrescriptionAdmin(admin.ModelAdmin):
+class PrescriptionAdmin(AccessLoggedAdmin):
     list_display = ("uploaded_at", "user", "prescriber", "issued_on", "parse_status", "parsed_at")
     list_filter = ("parse_status",)
     search_fields = ("user__username", "prescriber", "ocr_text")
@@ -37,7 +38,7 @@ class ReminderInline(admin.TabularInline):
 
 
 @admin.register(Medication)
-class MedicationAdmin(admin.ModelAdmin):
+class MedicationAdmin(AccessLoggedAdmin):
     list_display = (
         "name",
         "strength",
@@ -59,7 +60,7 @@ class MedicationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Reminder)
-class ReminderAdmin(admin.ModelAdmin):
+class ReminderAdmin(AccessLoggedAdmin):
     list_display = ("medication", "patient", "time_of_day", "enabled")
     list_filter = ("enabled",)
     search_fields = ("medication__name", "medication__user__username")
@@ -95,7 +96,7 @@ class DoseAttentionFilter(admin.SimpleListFilter):
 
 
 @admin.register(DoseEvent)
-class DoseEventAdmin(admin.ModelAdmin):
+class DoseEventAdmin(AccessLoggedAdmin):
     list_display = ("due_at", "user", "medication", "state", "sent_at", "late", "acted_at", "snoozed_until")
     list_filter = (DoseAttentionFilter, "state", "late")
     search_fields = ("user__username", "reminder__medication__name")

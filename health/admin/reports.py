@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from health.admin.base import ViewOnlyAdmin
+from health.admin.base import AccessLoggedAdmin, ViewOnlyAdmin
 from health.models import DailyReport
 
 
 @admin.register(DailyReport)
-class DailyReportAdmin(ViewOnlyAdmin):
+class DailyReportAdmin(AccessLoggedAdmin, ViewOnlyAdmin):
     list_display = ("date", "user", "anomaly_count", "narrative_source", "covers_until", "generated_at")
     list_filter = ("narrative_source", "user")
     search_fields = ("user__username", "narrative")

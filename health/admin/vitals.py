@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from health.admin.base import ViewOnlyAdmin
+from health.admin.base import AccessLoggedAdmin, ViewOnlyAdmin
 from health.models import VitalReading
 
 
 @admin.register(VitalReading)
-class VitalReadingAdmin(ViewOnlyAdmin):
+class VitalReadingAdmin(AccessLoggedAdmin, ViewOnlyAdmin):
     list_display = (
         "measured_at",
         "user",

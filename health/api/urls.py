@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from health.api.account import AccountDeleteView, AccountExportView
 from health.api.alerts import AlertViewSet
 from health.api.appointments import AppointmentViewSet
 from health.api.contacts import EmergencyContactViewSet
@@ -44,6 +45,8 @@ router.register("daily-reports", DailyReportViewSet, basename="daily-report")
 
 urlpatterns = [
     path("profile/", PatientProfileView.as_view(), name="patient-profile"),
+    path("profile/export/", AccountExportView.as_view(), name="account-export"),
+    path("profile/delete/", AccountDeleteView.as_view(), name="account-delete"),
     path("watch/simulator/", WatchSimulatorView.as_view(), name="watch-simulator"),
     *router.urls,
 ]

@@ -194,6 +194,12 @@ def _bob_conversation(bob) -> Model:
     return conversation
 
 
+def _bob_with_no_sos_under_way(bob) -> Model:
+    """An account is not deleted while its SOS is under way (health/privacy/erase.py): end bob's."""
+    Alert.objects.filter(user=bob, kind=Alert.Kind.HARD).update(state=Alert.State.RESOLVED)
+    return bob.profile
+
+
 def _lists_states(body: object, conversation: Model) -> bool:
     return isinstance(body, list) and len(body) == conversation.steps.count() > 0
 
@@ -215,6 +221,24 @@ MATRIX: dict[str, Route] = {
         payloads={"PATCH": lambda o: {"home_address": "1 New Street", "timezone": "Asia/Kolkata"}},
         shows=lambda body, profile: body["display_name"] == profile.display_name,
         other_writes={"PATCH": 200},
+    ),
+    # The patient's data as one JSON document, and the account's deletion (health/api/account.py).
+    "account-export": Route(
+        kind=SINGLETON,
+        methods=frozenset({"GET"}),
+        make=lambda bob: bob.profile,
+        shows=lambda body, profile: (
+            body["account"]["username"] == profile.user.username and len(body["records"]["health.PatientProfile"]) == 1
+        ),
+    ),
+    "account-delete": Route(
+        kind=SINGLETON,
+        methods=frozenset({"POST"}),
+        make=_bob_with_no_sos_under_way,
+        # Every test user's password (tests.factories.UserFactory).
+        payloads={"POST": lambda o: {"password": "correct horse battery"}},
+        # Alice's own password deletes alice's own account, never bob's.
+        other_writes={"POST": 204},
     ),
     "emergency-contact-list": _list(
         lambda bob: EmergencyContactFactory(user=bob),
