@@ -564,13 +564,15 @@ def _drop_uncorroborated_guesses(doc: Doc, line: str) -> None:
 
     Near-misses are everywhere in a page's header: "Sharma" is one edit from the brand "Serta"
     (sertraline), "Internal" two from "Inderal" (propranolol). An exact name needs no corroboration; a
-    guess needs a dose, strength, frequency, duration, food timing or dosage form on its line, and never
-    stands on an administrative line (patient, doctor, address...)."""
+    guess needs a list number, a dose, strength, frequency, duration, food timing or dosage form on its
+    line, and never stands on an administrative line (patient, doctor, address...)."""
     fuzzy = doc.user_data.get("fuzzy")
     if not fuzzy:
         return
     cued = not ADMIN_LINE.match(line) and (
-        any(e.label_ in _CUE_LABELS for e in doc.ents) or any(t.lower_ in _FORM_WORDS for t in doc)
+        bool(NEW_ITEM_LINE.match(line))  # "2. Albendvzole ..." opens an item of the list
+        or any(e.label_ in _CUE_LABELS for e in doc.ents)
+        or any(t.lower_ in _FORM_WORDS for t in doc)
     )
     if not cued:
         doc.ents = [e for e in doc.ents if not (e.label_ == "DRUG" and e.start in fuzzy)]
