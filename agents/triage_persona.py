@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from agents.knowledge import symptom_bank
+from agents.memory.index import linked_symptoms
 from agents.memory.items import MemoryItem
 from agents.memory.rank import Ranked, feature
 from agents.memory.text import analyse
@@ -105,7 +106,8 @@ def persona(query: str, items: list[MemoryItem], related: list[Ranked], today: d
 
 def adjust(specializations: list[str], query: str, who: Persona) -> Referral:
     """``specializations`` (triage's ranking) re-ordered where ``who`` changes the right referral."""
-    concepts = analyse(query).concepts
+    # The symptoms said in the lexicon's words, or in other words close to a clinical term.
+    concepts = analyse(query).concepts | linked_symptoms(query)
     if who.child:
         return _first(specializations, "pediatrician", "a child is seen by a pediatrician first")
     if who.pregnant and (concepts & _keys(*PREGNANCY_SYMPTOMS) or _BLEEDING.search(query)):

@@ -67,6 +67,20 @@ def clauses(text: str) -> list[str]:
     return parts[:6]
 
 
+def linked_symptoms(text: str, threshold: float = CLAUSE_LINK) -> frozenset[str]:
+    """Symptom keys that a clause of ``text`` names in other words ("my cuts take ages to heal" ->
+    slow_healing): each clause's nearest clinical term of the bank, if close enough. One term a
+    clause: the runners-up are mostly neighbours ("sore throat" is also near "dry cough"). Negated
+    words are left out first, so "no fever" links to nothing."""
+    parts = clauses(analyse(text).affirmed_text)
+    if not parts:
+        return frozenset()
+    keys, terms = concept_terms()
+    similarity = terms @ embed(parts).T  # terms x clauses
+    best = similarity.argmax(axis=0)
+    return frozenset(keys[row] for column, row in enumerate(best) if similarity[row, column] >= threshold)
+
+
 @functools.cache
 def concept_terms() -> tuple[list[str], object]:
     """(symptom keys, unit vectors of their clinical terms): the dense side of symptom linking."""

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from agents.memory.index import MemoryIndex
+from agents.memory.index import MemoryIndex, linked_symptoms
 from agents.memory.items import complaint_item
 from agents.memory.text import analyse
 from agents.tools import ToolContext
@@ -59,3 +59,8 @@ def test_the_tool_does_not_find_a_fever_complaint_for_no_fever(alice):
 
     assert denied == []
     assert [row["symptoms"] for row in said] == ["fever and chills"]
+
+
+def test_a_denied_symptom_links_to_no_clinical_term():
+    assert linked_symptoms("my cuts take forever to heal") == {"slow_healing"}
+    assert linked_symptoms("no fever, just a sore throat") == {"sore_throat"}

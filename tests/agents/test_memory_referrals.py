@@ -72,3 +72,11 @@ def test_an_old_related_complaint_does_not_steer_the_referral(alice):
     said = "I have a burning feeling in my chest after meals"
 
     assert referred(alice, said)[0] == alone(said)
+
+
+def test_a_complication_said_in_other_words_is_still_recognised(alice, bob):
+    conditions(alice, "type 2 diabetes")
+    said = "my cuts take forever to heal"  # no lexicon word: linked to "slow-healing wounds" by meaning
+
+    assert referred(alice, said)[0] == "endocrinologist"
+    assert referred(bob, said)[0] == alone(said) != "endocrinologist"
