@@ -202,6 +202,8 @@ SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 12 * 3600, minimum=300)
 # pair is locked out for LOGIN_LOCKOUT_MINUTES (the login page, the admin's login, anything that
 # calls authenticate()). Username and address together, so a stranger guessing passwords from
 # elsewhere cannot lock the patient out of their own SOS button at home.
+# axes' backend needs the request, so authenticate() without one (Django's test Client.login())
+# raises; tests sign in with force_login or through the form.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",

@@ -17,6 +17,7 @@ from django.utils.html import format_html, format_html_join
 
 from health.admin.base import AccessLoggedAdmin, ReadOnlyTabularInline
 from health.models import Device, EmergencyContact, PatientProfile
+from health.privacy.erase import delete_account, sos_under_way
 
 # Everything on a device an operator may see; token_hash is deliberately absent.
 DEVICE_VISIBLE_FIELDS = ("user", "name", "kind", *Device.SYSTEM_FIELDS)
@@ -205,3 +206,20 @@ class PatientUserAdmin(UserAdmin):
 
     def get_inlines(self, request: HttpRequest, obj=None) -> list:
         return [ProfileInline, EmergencyContactInline, DeviceInline] if obj else []
+
+    # Deleting a user here is the same erasure as the patient's own (health/privacy/erase.py): the
+    # audit log's entries quoting their records go too, and no new ones are written. One user at a
+    # time, from their delete page, which is not offered while their SOS is under way: the bulk
+    # action would report deletions that erasure refused.
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        if obj is not None and sos_under_way(obj):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def delete_model(self, request: HttpRequest, obj) -> None:
+        delete_account(obj)

@@ -35,19 +35,24 @@ class WrongPassword(NotErased):
 def erase_account(user, password: str) -> None:
     """Delete ``user`` and all of their data if ``password`` is theirs; all or nothing.
 
-    Raises ``NotErased`` (nothing changed) for a wrong password or while an SOS is under way: the
-    ambulance and the contacts are being told, and their replies need the account.
+    Raises ``NotErased`` (nothing changed) for a wrong password or while an SOS is under way.
     """
     if not password or not user.check_password(password):
         raise WrongPassword("That is not your password. Nothing was deleted.")
+    delete_account(user)
+
+
+def delete_account(user) -> None:
+    """Delete ``user`` and all of their data, all or nothing: the patient's own request (after
+    ``erase_account`` checked the password) or an operator deleting the user in the admin.
+
+    Raises ``NotErased`` (nothing changed) while an SOS is under way: the ambulance and the
+    contacts are being told, and their replies need the account.
+    """
     user_id = user.pk
     files: list[str] = []
     with transaction.atomic():
-        if (
-            Alert.objects.select_for_update()
-            .filter(user=user, kind=Alert.Kind.HARD, state__in=Alert.ACTIVE_STATES)
-            .exists()
-        ):
+        if sos_under_way(user, lock=True):
             raise NotErased("An SOS is under way. End it on the SOS page first. Nothing was deleted.")
         owned = owned_models()
         files = _stored_files(user, owned)
@@ -61,6 +66,12 @@ def erase_account(user, password: str) -> None:
         # Files go only once the rows are gone for good: a rolled-back deletion keeps its photos.
         transaction.on_commit(lambda: _delete_files(files))
     logger.info("account %s deleted with all its records", user_id)
+
+
+def sos_under_way(user, *, lock: bool = False) -> bool:
+    """Whether the user's hard SOS is counting down or open (its messages still going out)."""
+    alerts = Alert.objects.filter(user=user, kind=Alert.Kind.HARD, state__in=Alert.ACTIVE_STATES)
+    return (alerts.select_for_update() if lock else alerts).exists()
 
 
 def _stored_files(user, owned) -> list[str]:

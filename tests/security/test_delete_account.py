@@ -131,3 +131,27 @@ def test_the_api_deletes_with_the_password_and_ends_the_session(alice, alice_api
     assert response.status_code == 204
     assert not get_user_model().objects.filter(username="alice").exists()
     assert alice_api.get("/api/profile/").status_code == 403
+
+
+def test_an_operator_deleting_a_user_in_the_admin_erases_the_same_way(bob, carol, worlds):
+    operator = Client()
+    operator.force_login(carol)
+    assert LogEntry.objects.filter(additional_data__patient_id=bob.pk).exists()
+
+    response = operator.post(f"/admin/auth/user/{bob.pk}/delete/", {"post": "yes"})
+
+    assert response.status_code == 302
+    assert not get_user_model().objects.filter(username="bob").exists()
+    assert all(count == 0 for count in rows_of(bob).values())
+    # Neither the old entries quoting bob's records nor one per deleted row.
+    assert not LogEntry.objects.filter(additional_data__patient_id=bob.pk).exists()
+
+
+def test_the_admin_offers_no_deletion_while_the_users_sos_is_under_way(bob, carol, worlds):
+    Alert.objects.filter(user=bob, kind=Alert.Kind.HARD).update(state=Alert.State.OPEN)
+    operator = Client()
+    operator.force_login(carol)
+
+    assert operator.post(f"/admin/auth/user/{bob.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert "delete_selected" not in operator.get("/admin/auth/user/").content.decode()
+    assert get_user_model().objects.filter(username="bob").exists()
