@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from spacy.language import Language
@@ -303,7 +303,7 @@ def analyse(text: str) -> Analysis:
     return _analyse(text[:4000])
 
 
-@cache
+@lru_cache(maxsize=20_000)  # bounded: a long-running worker sees many texts
 def _analyse(text: str) -> Analysis:
     doc = pipeline()(text)
     tokens = []
