@@ -50,7 +50,6 @@ def delete_account(user) -> None:
     contacts are being told, and their replies need the account.
     """
     user_id = user.pk
-    files: list[str] = []
     with transaction.atomic():
         if sos_under_way(user, lock=True):
             raise NotErased("An SOS is under way. End it on the SOS page first. Nothing was deleted.")
