@@ -29,9 +29,10 @@ from agents.knowledge import symptom_bank
 from agents.memory.index import linked_symptoms
 from agents.memory.items import MemoryItem
 from agents.memory.rank import Ranked, feature
-from agents.memory.text import analyse
+from agents.memory.text import analyse, body_systems
 
 RECENT_DAYS = 90
+SAME_PROBLEM_DENSE = 0.5  # cosine of two wordings of the same complaint (unrelated ones: ~0.1-0.3)
 CHILD_AGE = 16
 _CHILD = re.compile(
     r"\b(?:my|our)\s+(?:[\w-]+\s+){0,3}?(?:son|daughter|child|kid|baby|toddler|boy|girl|infant|newborn|little one)\b"
@@ -88,6 +89,10 @@ def persona(query: str, items: list[MemoryItem], related: list[Ranked], today: d
     child = bool(_CHILD.search(query)) or (age is not None and int(age.group(1)) < CHILD_AGE)
     pregnant = "pregnant" in profile.lower() or bool(_PREGNANT.search(query))
     conditions = tuple(item.text.partition(": ")[2] for item in items if item.kind == "condition")
+    # Tiredness or a fever alone does not make two complaints the same problem: a shared symptom
+    # must be one outside the bank's "general" group (or the two must read clearly alike).
+    systems = body_systems()
+    specific = {key for key in analyse(query).concepts | linked_symptoms(query) if systems.get(key) != "general"}
     recent = []
     for ranked in related:
         item = ranked.item
@@ -99,7 +104,8 @@ def persona(query: str, items: list[MemoryItem], related: list[Ranked], today: d
             continue
         if item.date is None or (today - item.date).days > RECENT_DAYS:
             continue
-        if (feature(ranked, "concepts") > 0 or feature(ranked, "dense") >= 0.5) and item.specialization not in recent:
+        same_problem = specific & analyse(item.text).concepts or feature(ranked, "dense") >= SAME_PROBLEM_DENSE
+        if same_problem and item.specialization not in recent:
             recent.append(item.specialization)
     return Persona(child, pregnant, conditions, tuple(recent))
 

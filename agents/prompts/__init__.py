@@ -87,6 +87,10 @@ def build_messages(
     system = template(role).format(user_details=details, tools=tool_lines(registry, with_parameters=role == "caller"))
     if memory and role == "planner":
         system += f"\nMemory: {memory}"
+    # Earlier requests that do not fit are summarised (short-term memory), then the usual cut.
+    states, earlier = summarised(states, limit=RECENT_STATES + 1)
+    if earlier:
+        system += f"\nEarlier in this chat: {earlier}"
     history = states[1:]
     first_user = next((i for i, state in enumerate(history) if state["from"] == "user"), None)
     if len(history) > RECENT_STATES:

@@ -107,3 +107,15 @@ def test_a_chat_without_history_gets_no_memory_line(bob):
     start_chat(bob, "hello there", backend=backend)
 
     assert "Memory:" not in backend.calls[0][1][0].content
+
+
+def test_the_few_shot_prompt_also_summarises_earlier_requests_instead_of_dropping_them():
+    from agents.prompts import build_messages
+    from agents.tools import REGISTRY
+
+    states = [SYSTEM, *booking_request("my chest hurts when I walk"), {"from": "user", "value": "make it Thursday"}]
+
+    messages = build_messages("planner", states, REGISTRY, few_shot=True)
+
+    assert 'Earlier in this chat: (1) said "my chest hurts when I walk"; booked Dr. Lena Vogt' in messages[0].content
+    assert messages[-1].content == "user: make it Thursday\nplanner:"
