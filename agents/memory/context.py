@@ -1,9 +1,9 @@
 """The compact memory the planner reads: the few long-term items that matter for this request.
 
 One line in the planner's system prompt, computed once per request (so the prompt prefix stays the
-same across the request's steps and the key/value cache keeps working): the top items of the
-user's memory for what they said, kept only when related to it, or when a clinician always wants
-them (known conditions, allergies, a pregnancy or age). Short on purpose: the planner is a small
+same across the request's steps and the key/value cache keeps working): what a clinician always
+wants (age and sex, a pregnancy, known conditions, allergies), then the user's records most
+relevant to what they said, kept only when related to it. Short on purpose: the planner is a small
 model and its prompt is re-read at every step.
 """
 
@@ -17,22 +17,19 @@ log = logging.getLogger(__name__)
 
 ITEMS = 3
 MAX_CHARS = 360
-ALWAYS = ("condition", "allergy")
+ALWAYS = ("profile", "condition", "allergy")  # what a clinician reads before any complaint
 
 
 def long_term(user, query: str, *, items: int = ITEMS, max_chars: int = MAX_CHARS) -> str:
-    """``"item; item; item"``: the user's memory most relevant to ``query`` (empty: nothing worth it)."""
+    """``"item; item; ..."``: the user's age, sex, conditions and allergies, then the ``items``
+    records most relevant to ``query`` that are related to it (empty: nothing worth saying)."""
     if not query.strip():
         return ""
-    chosen = []
-    for ranked in recall(user, query, k=8):
-        item = ranked.item
-        wanted = is_related(ranked) or item.kind in ALWAYS or (item.kind == "profile" and "pregnant" in item.text)
-        if wanted and item.text not in chosen:
-            chosen.append(item.text)
-        if len(chosen) == items:
-            break
-    text = "; ".join(chosen)
+    ranked = recall(user, query)
+    firsts = sorted((r for r in ranked if r.item.kind in ALWAYS), key=lambda r: ALWAYS.index(r.item.kind))
+    always = [r.item.text for r in firsts]
+    related = [r.item.text for r in ranked if r.item.kind not in ALWAYS and is_related(r)][:items]
+    text = "; ".join([*always, *related])
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 

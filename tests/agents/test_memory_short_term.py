@@ -119,3 +119,24 @@ def test_the_few_shot_prompt_also_summarises_earlier_requests_instead_of_droppin
 
     assert 'Earlier in this chat: (1) said "my chest hurts when I walk"; booked Dr. Lena Vogt' in messages[0].content
     assert messages[-1].content == "user: make it Thursday\nplanner:"
+
+
+def test_the_memory_line_has_who_the_patient_is_then_only_the_related_records(alice):
+    import datetime as dt
+
+    from agents.memory.context import long_term
+    from tests.agents.memory_personas import complaint
+
+    alice.profile.date_of_birth = dt.date(1980, 1, 1)
+    alice.profile.sex = "female"
+    alice.profile.save()
+    conditions(alice, "asthma", allergies=("penicillin",))
+    complaint(alice, "wheezing and a tight chest at night", 15, "pulmonologist")
+    complaint(alice, "itchy red rash on both arms", 40, "dermatologist")
+
+    line = long_term(alice, "I keep wheezing again")
+
+    assert line.startswith("Profile: ")
+    assert "years old, female; Known condition: asthma; Allergy: penicillin; " in line
+    assert "wheezing and a tight chest at night" in line
+    assert "rash" not in line
