@@ -12,7 +12,7 @@ class AgentsConfig(AppConfig):
         # Imported here: models and services need the app registry ready.
         from agents import reports
         from agents.llm.base import use_tools
-        from agents.memory.index import connect_signals
+        from agents.memory.versions import connect_signals
         from agents.sos.flows import SosFlows
         from agents.tools import REGISTRY
         from health.reports import hooks as report_hooks

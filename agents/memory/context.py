@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import logging
 
-from agents.memory.recall import is_related, recall
-
 log = logging.getLogger(__name__)
 
 ITEMS = 3
@@ -25,6 +23,10 @@ def long_term(user, query: str, *, items: int = ITEMS, max_chars: int = MAX_CHAR
     records most relevant to ``query`` that are related to it (empty: nothing worth saying)."""
     if not query.strip():
         return ""
+    # Deferred: recall loads spaCy and the sentence encoder, which a process that never plans a
+    # chat (the OCR worker, beat, a management command) must not pay for at start-up.
+    from agents.memory.recall import is_related, recall
+
     ranked = recall(user, query)
     firsts = sorted((r for r in ranked if r.item.kind in ALWAYS), key=lambda r: ALWAYS.index(r.item.kind))
     always = [r.item.text for r in firsts]

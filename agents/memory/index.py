@@ -19,13 +19,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
 
 from agents.memory.items import MemoryItem, items_for
 from agents.memory.text import Analysis, analyse, body_systems
+from agents.memory.versions import _indexes, version
 
 _lock = threading.Lock()
-_indexes: dict[int, tuple[int, float, MemoryIndex]] = {}
 _vectors: OrderedDict[str, object] = OrderedDict()
 VECTOR_CACHE = 20_000
 
@@ -135,23 +134,6 @@ def _bm25(corpus: list[list[str]]):
     return LuceneBM25(corpus)
 
 
-def version(user_id: int) -> int:
-    return cache.get(_version_key(user_id), 0)
-
-
-def invalidate(user_id: int | None) -> None:
-    """The user's data changed: every process rebuilds their index on its next use."""
-    if user_id is None:
-        return
-    _indexes.pop(user_id, None)  # this process forgets at once (a deleted account's data too)
-    key = _version_key(user_id)
-    cache.add(key, 0, None)
-    try:
-        cache.incr(key)
-    except ValueError:  # evicted between add and incr
-        cache.set(key, 1, None)
-
-
 def index_for(user, now=None) -> MemoryIndex:
     """The user's index, rebuilt if their data changed since it was built (or it is too old)."""
     current = version(user.pk)
@@ -163,31 +145,3 @@ def index_for(user, now=None) -> MemoryIndex:
     if now is None:
         _indexes[user.pk] = (current, time.monotonic(), index)
     return index
-
-
-def _version_key(user_id: int) -> str:
-    return f"agents.memory.version.{user_id}"
-
-
-def on_change(sender, instance, **kwargs) -> None:
-    """post_save/post_delete receiver of every model memory items are built from."""
-    invalidate(getattr(instance, "user_id", None))
-
-
-def connect_signals() -> None:
-    """Called from ``AgentsConfig.ready()``: memory follows every change of its source models."""
-    from django.db.models.signals import post_delete, post_save
-
-    from health.models import (
-        Alert,
-        Appointment,
-        AppointmentHistory,
-        DailyReport,
-        Medication,
-        PatientProfile,
-        SymptomRecord,
-    )
-
-    for model in (PatientProfile, SymptomRecord, Appointment, AppointmentHistory, Medication, Alert, DailyReport):
-        for name, signal in (("saved", post_save), ("deleted", post_delete)):
-            signal.connect(on_change, sender=model, dispatch_uid=f"agents.memory.{model.__name__}.{name}")

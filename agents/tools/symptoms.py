@@ -6,9 +6,8 @@ import datetime as dt
 import re
 from typing import TypedDict
 
-from agents import triage, triage_persona
+from agents import triage
 from agents.errors import InvalidArguments, ToolError
-from agents.memory import recall as memory
 from agents.tools import said as user_words
 from agents.tools.context import ToolContext
 from agents.tools.registry import tool
@@ -125,7 +124,10 @@ def retrieve_past_complaints(
             records = records.filter(**{f"recorded_at__{lookup}": dt.datetime.combine(day, dt.time.min, tzinfo=tz)})
     allowed = {record.pk: record for record in records[:200]}
     # Memory retrieval (agents.memory): lemmas, symptom entities with negation, BM25 + dense fused
-    # and re-ranked; "tummy ache" finds "abdominal pain", "no fever" does not find "fever".
+    # and re-ranked; "tummy ache" finds "abdominal pain", "no fever" does not find "fever". Deferred:
+    # it loads spaCy and the encoder, which processes that never run a tool must not load at start-up.
+    from agents.memory import recall as memory
+
     found = []
     for ranked in memory.recall(ctx.user, symptoms, kinds=("complaint",)):
         record = allowed.get(int(ranked.item.key.partition(":")[2]))
@@ -152,5 +154,7 @@ def match_specialization(ctx: ToolContext, symptoms: str) -> dict:
     query = (said or ", ".join(named))[:2000]
     ranked = [name for name, _ in triage.suggest(query)]
     # Who is asking changes the right referral (a child, a pregnancy, a known condition, a recent
-    # related complaint): agents.triage_persona, from the user's memory.
+    # related complaint): agents.triage_persona, from the user's memory (deferred like the recall above).
+    from agents import triage_persona
+
     return {"specializations": triage_persona.refer(ctx.user, query, ranked).specializations}
