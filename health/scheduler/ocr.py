@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from health.scheduler.preprocess import PrepareSettings, prepare, rotate_180
+from health.scheduler.preprocess import PrepareSettings, ink_bounds, prepare, rotate_180
 
 _reader_lock = threading.Lock()
 
@@ -54,6 +54,7 @@ class OcrSettings:
     sample_boxes: int = 4  # boxes read both ways up to decide whether the page is upside down
     batch: int = 1  # crops per recogniser call
     widen: float = 1.5  # a box reaches this far (text heights) for uncovered ink beside it
+    ink_crop: bool = True  # detect on the part of the page with ink only
     detect_threads: int = 2
     recognize_threads: int = 1
 
@@ -169,16 +170,24 @@ def _threads(n: int) -> Iterator[None]:
 
 
 def _detect(reader: Any, gray: np.ndarray, settings: OcrSettings) -> tuple[list, list]:
+    """Text boxes in ``gray``'s pixels. The detector sees only the part of the page with ink, at the
+    scale the whole page would have had (``detect_side`` for its longer side), so a half-empty page
+    costs half as much and reads the same."""
+    left, top, right, bottom = ink_bounds(gray) if settings.ink_crop else (0, 0, gray.shape[1], gray.shape[0])
+    part = np.ascontiguousarray(gray[top:bottom, left:right])
+    side = max(32, round(settings.detect_side * max(part.shape) / max(gray.shape)))
     horizontal, free = reader.detect(
-        gray,
-        canvas_size=settings.detect_side,
+        part,
+        canvas_size=side,
         mag_ratio=1.0,
         text_threshold=settings.text_threshold,
         low_text=settings.low_text,
         link_threshold=settings.link_threshold,
         width_ths=settings.width_ths,
     )
-    return _widen(gray, horizontal[0], free[0], settings.widen), free[0]
+    horizontal = [[b[0] + left, b[1] + left, b[2] + top, b[3] + top] for b in horizontal[0]]
+    free = [[[x + left, y + top] for x, y in box] for box in free[0]]
+    return _widen(gray, horizontal, free, settings.widen), free
 
 
 def _widen(gray: np.ndarray, horizontal: list, free: list, reach: float) -> list:

@@ -161,6 +161,26 @@ def deskew(gray: np.ndarray, min_angle: float = 0.5) -> tuple[np.ndarray, float]
     return _rotate(gray, angle), angle
 
 
+def ink_bounds(gray: np.ndarray, margin: float = 0.02) -> tuple[int, int, int, int]:
+    """The part of the image that holds ink, (left, top, right, bottom) in its pixels, with a margin
+    of ``margin`` of the longer side; the whole image when there is (almost) none.
+
+    A prescription fills the top of its page and leaves the rest blank; the detector's time goes with
+    the pixels it is shown, so it is shown this part only. Specks count: a lone mark far from the text
+    costs time, never a word."""
+    small, scale = _small(gray)
+    ink = _ink(small)
+    ink = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))  # single-pixel noise
+    ys, xs = np.nonzero(ink)
+    h, w = gray.shape
+    if len(xs) < 50:
+        return 0, 0, w, h
+    pad = margin * max(h, w)
+    left, right = xs.min() / scale - pad, (xs.max() + 1) / scale + pad
+    top, bottom = ys.min() / scale - pad, (ys.max() + 1) / scale + pad
+    return max(0, int(left)), max(0, int(top)), min(w, int(np.ceil(right))), min(h, int(np.ceil(bottom)))
+
+
 def clahe(gray: np.ndarray, clip: float = 2.0, tile: int = 8) -> np.ndarray:
     """Local contrast (CLAHE): lifts faint ink and evens out a shadow across the page."""
     return cv2.createCLAHE(clipLimit=clip, tileGridSize=(tile, tile)).apply(gray)

@@ -215,3 +215,13 @@ def test_a_box_does_not_reach_over_blank_paper_or_into_its_neighbour():
     gray = _page_with_marks([(70, 90), (100, 200)])
     free = [[[68, 9], [92, 11], [92, 31], [68, 29]]]
     assert ocr._widen(gray, [[100, 200, 10, 30]], free, reach=3.0) == [[100, 200, 10, 30]]
+
+
+def test_the_detector_is_shown_only_the_part_of_the_page_with_ink():
+    page = np.full((1600, 1100), 250, np.uint8)
+    page[100:140, 80:700] = 30  # a line of text at the top; the rest of the page is blank
+    left, top, right, bottom = preprocess.ink_bounds(page)
+    assert left <= 80 and top <= 100 and right >= 700 and bottom >= 140
+    assert bottom < 300 and right < 800  # the blank part is left out
+    blank = np.full((400, 300), 250, np.uint8)
+    assert preprocess.ink_bounds(blank) == (0, 0, 300, 400)
