@@ -28,7 +28,7 @@ def compose_config() -> dict:
 
 def test_compose_config_passes_without_any_env_file():
     config = compose_config()
-    assert set(config["services"]) == {"web", "worker", "beat", "postgres", "redis"}
+    assert set(config["services"]) == {"web", "worker", "ocr-worker", "beat", "postgres", "redis"}
 
 
 def test_every_service_has_a_healthcheck_and_the_app_waits_for_healthy_backends():

@@ -147,6 +147,19 @@ def scripted_model(settings):
     scripted.install(None)
 
 
+def wait_until(page, expression: str, timeout: float = BROWSER_TIMEOUT_MS / 1000) -> None:
+    """Wait until a JavaScript expression is true in the page.
+
+    Not ``page.wait_for_function``: once its first check fails it polls by evaluating the expression
+    as a string inside the page, which the app's Content-Security-Policy (no eval) rightly refuses.
+    ``page.evaluate`` runs through the devtools protocol, which the policy does not govern."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout:.0f} s: {expression}")
+        page.wait_for_timeout(50)
+
+
 def sign_in(page, username: str, password: str = "correct horse battery") -> None:
     """Sign in through the login form, as a patient would."""
     page.goto("/login/")

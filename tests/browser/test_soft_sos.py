@@ -18,7 +18,7 @@ from agents.models import Conversation
 from agents.services import run_conversation
 from health.models import Alert, Notification
 from tests.agents.helpers import call, plan
-from tests.browser.conftest import screenshot, sign_in
+from tests.browser.conftest import screenshot, sign_in, wait_until
 from tests.factories import AgentStepFactory, ConversationFactory
 
 SHOTS = Path("/tmp/shots")
@@ -73,7 +73,7 @@ def low_oxygen(watch) -> None:
 def test_the_banner_closes_on_acknowledge_and_stays_closed(page, alice, watch, scripted_model):
     scripted_model()  # no model outputs: the soft SOS flow's guard completes it
     sign_in(page, "alice")
-    page.wait_for_function("document.body.dataset.liveEvents === 'on'")
+    wait_until(page, "document.body.dataset.liveEvents === 'on'")
 
     low_oxygen(watch)
 
@@ -103,7 +103,7 @@ def test_the_banner_closes_on_acknowledge_and_stays_closed(page, alice, watch, s
     assert alert.state == Alert.State.ACKNOWLEDGED
     # Not on the next page either, nor after a reload; Home still lists it while it lasts.
     page.get_by_role("link", name="Chat").click()
-    page.wait_for_function("document.body.dataset.liveEvents === 'on'")
+    wait_until(page, "document.body.dataset.liveEvents === 'on'")
     expect(banner).to_have_count(0)
     page.get_by_role("link", name="Home").click()
     expect(page.locator(".alert-line")).to_contain_text("Acknowledged")
@@ -116,7 +116,7 @@ def test_the_banner_closes_on_acknowledge_and_stays_closed(page, alice, watch, s
 def test_a_banner_disappears_when_the_vitals_recover(page, alice, watch, scripted_model):
     scripted_model()
     sign_in(page, "alice")
-    page.wait_for_function("document.body.dataset.liveEvents === 'on'")
+    wait_until(page, "document.body.dataset.liveEvents === 'on'")
     low_oxygen(watch)
     banner = page.get_by_role("region", name="Health alert")
     expect(banner).to_be_visible()
@@ -156,7 +156,7 @@ def test_a_conversation_waiting_for_the_patients_answer_is_listed_as_such(page, 
     AgentStepFactory(conversation=conversation, index=1, role="user", payload="Book me a doctor")
     sign_in(page, "alice")
     page.goto(f"/chat/?c={conversation.pk}")
-    page.wait_for_function("document.body.dataset.liveEvents === 'on'")
+    wait_until(page, "document.body.dataset.liveEvents === 'on'")
     meta = page.locator(".conversation-meta")
     expect(meta).to_contain_text("Working…")
 

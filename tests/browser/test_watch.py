@@ -12,7 +12,7 @@ import time
 from playwright.sync_api import expect
 
 from health.models import Alert, VitalReading, WatchFeed
-from tests.browser.conftest import screenshot, sign_in
+from tests.browser.conftest import screenshot, sign_in, wait_until
 
 
 def readings_shown(page) -> int:
@@ -32,7 +32,7 @@ def test_the_watch_panel_shows_live_vitals_and_a_hypoxia_feed_raises_the_soft_so
     expect(state).to_contain_text("Stopped.")
     expect(page.get_by_role("button", name="Normal day")).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_role("button", name="Stop")).to_be_disabled()
-    page.wait_for_function("document.body.dataset.liveEvents === 'on'")
+    wait_until(page, "document.body.dataset.liveEvents === 'on'")
 
     page.get_by_role("button", name="Start").click()
 
@@ -40,12 +40,12 @@ def test_the_watch_panel_shows_live_vitals_and_a_hypoxia_feed_raises_the_soft_so
     expect(page.get_by_role("button", name="Stop")).to_be_focused()
     heart = page.locator("#v-heart")
     expect(heart).to_have_text(re.compile(r"^\d+$"))
-    page.wait_for_function("Number(document.body.dataset.watchReadings || 0) >= 3")
+    wait_until(page, "Number(document.body.dataset.watchReadings || 0) >= 3")
     expect(page.locator("#v-spo2")).to_have_text(re.compile(r"^\d+$"))
     expect(page.locator("#v-bp")).to_have_text(re.compile(r"^\d+/\d+$"))
     expect(page.locator("[data-metric=heart_rate] polyline")).to_have_count(1)
     shown = readings_shown(page)
-    page.wait_for_function(f"Number(document.body.dataset.watchReadings || 0) > {shown}")
+    wait_until(page, f"Number(document.body.dataset.watchReadings || 0) > {shown}")
     expect(state).to_contain_text(re.compile(r"[1-9]\d* readings sent"))
     feed = WatchFeed.objects.get(user=alice)
     assert feed.device.name == "Simulated watch"
@@ -80,10 +80,10 @@ def test_the_watch_panel_fits_a_phone(page, alice, settings):
     page.set_viewport_size({"width": 380, "height": 800})
     sign_in(page, "alice")
     page.goto("/watch/")
-    page.wait_for_function("document.body.dataset.liveEvents === 'on'")
+    wait_until(page, "document.body.dataset.liveEvents === 'on'")
     page.get_by_role("button", name="Exercise").click()
     page.get_by_role("button", name="Start").click()
-    page.wait_for_function("Number(document.body.dataset.watchReadings || 0) >= 5")
+    wait_until(page, "Number(document.body.dataset.watchReadings || 0) >= 5")
 
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow == 0, f"the watch page scrolls sideways by {overflow} px on a phone"
