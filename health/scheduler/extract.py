@@ -424,6 +424,7 @@ def normalise(text: str) -> str:
     glued units are character-level fixes that spaCy's tokenizer exceptions cannot express)."""
     s = text.replace("½", " 1/2 ").replace("¼", " 1/4 ").replace("¾", " 3/4 ")
     s = s.replace("\u20ac", "c")  # OCR reads a small "c" as a euro sign ("a.\u20ac.")
+    s = s.replace("~", " ")  # a speck or a rule read as a tilde ("x 30 ~days")
     # a unit glued to a dotted abbreviation: "5 mlb.d." -> "5 ml b.d."
     s = re.sub(r"(?<=\d)\s*(ml|mg|mcg|tabs?|caps?)(?=[a-z]\.[a-z]\.?)", r" \1 ", s, flags=re.I)
     s = s.replace("\u00d7", " x ").replace("\u00b5", "mc").replace("\u03bc", "mc")  # multiplication sign, micro signs

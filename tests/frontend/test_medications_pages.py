@@ -80,7 +80,7 @@ def test_the_review_page_shows_the_read_medicines_and_highlights_what_to_check(c
     assert "Confirm and schedule reminders" in page
     assert 'value="metformin"' in page and 'value="amlodipine"' in page
     assert "check this" in page  # the approximate name
-    assert "not on the prescription" in page  # amlodipine's dose
+    assert "not found: check the photo" in page  # amlodipine's dose
     assert not Medication.objects.exists()  # nothing scheduled by reading or showing
 
 

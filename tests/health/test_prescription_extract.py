@@ -186,6 +186,7 @@ CASES = [
     ("Tab Lisinopril 5 mg 1-0-0 Wth food aftr 2 months", dict(name="lisinopril", with_food="with")),
     ("Tab Azee 500 Take 2 tablets QD a.\u20ac. x 1 month", dict(name="azithromycin", with_food="before", dose=2)),
     ("Syp Cetzine 5 mlb.d. x 5 days", dict(name="cetirizine", dose=5, times_per_day=2)),
+    ("Tab Metformin 500 mg 1 tab BD after food x 30 ~days", dict(name="metformin", duration_days=30)),
     # A guessed name on a numbered line of the list stands; its directions come on the next line.
     ("1. Bextyl 2o ma txb\nSig: Take 2 tablets by mouth QD with food x 7 days", dict(name="dicyclomine", dose=2)),
 ]
