@@ -1,4 +1,5 @@
-"""Prescriptions: listed and deleted (with their photo); an upload without a file is refused; the text read is never edited by hand."""
+"""Prescriptions: listed and deleted (with their photo); an upload without a file is refused; the text read
+is never edited by hand."""
 
 from __future__ import annotations
 
