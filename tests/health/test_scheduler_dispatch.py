@@ -374,9 +374,7 @@ def test_after_downtime_an_overdue_dose_is_sent_once_marked_late(patient, tick):
     (dose,) = doses(patient)
     assert (result.sent, dose.state, dose.late, dose.sent_at) == (1, S.SENT, True, kolkata(10, 10))
     assert titles(patient) == ["Late reminder: Metformin 500 mg"]
-    assert "This reminder is late: it did not go out at the due time." in (
-        Notification.objects.get(user=patient).body
-    )
+    assert "This reminder is late: it did not go out at the due time." in (Notification.objects.get(user=patient).body)
 
 
 def test_a_reminder_a_few_minutes_behind_is_not_late(patient, tick):
