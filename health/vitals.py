@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from core.events import Event
 from core.realtime import push_to_user
@@ -34,6 +35,26 @@ _RANGE_LOOKUP_SPAN = dt.timedelta(hours=1)
 # A concurrent sender can insert between our lookup and our insert; after that
 # many lost races something else is wrong, and the error should surface.
 _MAX_ATTEMPTS = 3
+
+# The window a reading's ``measured_at`` must fall in; the one place it is defined.
+# - Not before EARLIEST_MEASURED_AT: a watch whose clock was never set reads
+#   0001, 1970 or 2000, and no device this app pairs with predates 2010. The
+#   floor is fixed rather than "30 days ago": a device's stored history may be
+#   imported long after it was measured, and a relative floor would refuse it.
+# - Not after now + CLOCK_SKEW: a device's clock may run a little fast; a reading
+#   from further ahead (2099) would stay "the newest reading" for ever.
+EARLIEST_MEASURED_AT = dt.datetime(2010, 1, 1, tzinfo=dt.UTC)
+CLOCK_SKEW = dt.timedelta(minutes=5)
+
+
+def measured_at_error(when: dt.datetime, now: dt.datetime | None = None) -> str | None:
+    """Why ``when`` is no acceptable ``measured_at`` (see the window above), or None."""
+    if when < EARLIEST_MEASURED_AT:
+        return f"Must not be before {EARLIEST_MEASURED_AT:%Y-%m-%d}: is the device's clock set?"
+    latest = (now or timezone.now()) + CLOCK_SKEW
+    if when > latest:
+        return "Must not be in the future: is the device's clock set?"
+    return None
 
 
 @dataclass(frozen=True)

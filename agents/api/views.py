@@ -27,6 +27,22 @@ STATE_SCHEMA = {
 }
 TRAJECTORY_SCHEMA = {"type": "array", "items": STATE_SCHEMA}
 TRAJECTORY = OpenApiResponse(response=TRAJECTORY_SCHEMA, description="The trajectory's states, in order.")
+# How deep a trajectory's JSON may nest: a state's value is a few levels of a
+# tool call's arguments; thousands of levels only exhaust the stack (a 500).
+MAX_JSON_DEPTH = 32
+
+
+def json_depth_exceeds(data: object, limit: int) -> bool:
+    """Whether ``data`` nests lists and objects deeper than ``limit``, walked without recursion."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 class Busy(exceptions.APIException):
@@ -84,12 +100,26 @@ class ConversationViewSet(
         """The conversation as a seed-paper trajectory."""
         return Response(export_conversation(self.get_object()))
 
-    @extend_schema(request={"application/json": TRAJECTORY_SCHEMA}, responses={201: ConversationSerializer})
+    @extend_schema(
+        request={"application/json": TRAJECTORY_SCHEMA},
+        responses={
+            201: ConversationSerializer,
+            400: OpenApiResponse(description="Not a trajectory, or nested too deeply; errors under 'trajectory'."),
+        },
+    )
     @action(detail=False, methods=["post"], url_path="import")
     def import_trajectory(self, request: Request) -> Response:
         """Store a trajectory (a list of states, or {'interaction_trajectory': [...]}) as a new conversation."""
+        too_deep = exceptions.ValidationError({"trajectory": [f"Nested more than {MAX_JSON_DEPTH} levels deep."]})
         try:
-            conversation = import_trajectory(request.user, request.data)
+            data = request.data
+        except RecursionError as exc:
+            # The JSON parser gives up on thousands of levels with the stack.
+            raise too_deep from exc
+        if json_depth_exceeds(data, MAX_JSON_DEPTH):
+            raise too_deep
+        try:
+            conversation = import_trajectory(request.user, data)
         except TrajectoryError as exc:
             raise exceptions.ValidationError({"trajectory": exc.errors}) from exc
         return Response(ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)

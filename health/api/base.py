@@ -6,7 +6,8 @@
   requesting user's own rows; another user's id gets the same "does not exist"
   error as an id that was never used, so ids leak nothing.
 - ``ListFilterMixin``: a list narrowed by query parameters that a serializer
-  validates (400 on a bad one), as every payload is.
+  validates (400 on a bad one), as every payload is; a NUL character or a bad
+  ``page`` is a 400 too, and ``IdFilterField`` bounds an id to what the database binds.
 - ``Conflict`` and ``domain_errors``: a refused state change (slot taken,
   transition not allowed) answers 409 with the model's own message;
   ``sos_errors`` does the same for ``health.sos``'s refusals (and 429 for its
@@ -96,6 +97,7 @@ class ListFilterMixin:
         queryset = super().get_queryset()  # type: ignore[misc]
         if self.action != "list":  # type: ignore[attr-defined]
             return queryset
+        check_query_string(self.request.query_params)  # type: ignore[attr-defined]
         params = self.list_filter(data=self.request.query_params)  # type: ignore[attr-defined]
         params.is_valid(raise_exception=True)
         return self.filter_list(queryset, params.validated_data)
@@ -104,6 +106,38 @@ class ListFilterMixin:
         """Each validated parameter as a field lookup of the same name; views whose parameters
         are not plain fields (a date range, a name to normalise) narrow the queryset themselves."""
         return queryset.filter(**wanted)
+
+
+# The largest id a filter takes: a primary key is a signed 64-bit integer
+# (BigAutoField), and a larger number overflows the database's parameter (a 500).
+MAX_ID = 2**63 - 1
+
+
+class IdFilterField(serializers.IntegerField):
+    """A query parameter naming a row by id: a positive integer the database can bind."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+
+def check_query_string(query_params) -> None:
+    """Refuse (400, naming the parameter) what no list parameter may carry: a NUL
+    character anywhere, or a ``page`` that is neither a positive whole number nor
+    ``last``. Past the last page stays the paginator's 404."""
+    errors: dict[str, list[str]] = {}
+    for name, values in query_params.lists():
+        if "\x00" in name or any("\x00" in value for value in values):
+            errors[name.replace("\x00", "") or "query"] = ["Null characters are not allowed."]
+    if "page" in query_params and "page" not in errors:
+        page = query_params.get("page", "")
+        # "last" is the paginator's own name for the last page.
+        if page != "last" and not (page.isascii() and page.isdigit() and 0 < int(page) <= MAX_ID):
+            errors["page"] = ["A page is a whole number from 1."]
+    if errors:
+        raise exceptions.ValidationError(errors)
 
 
 class OwnedPrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):

@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 
-from health.api.base import ListFilterMixin
+from health.api.base import IdFilterField, ListFilterMixin
 from health.models import Slot, Specialist, Specialization
 from health.models.appointments import patient_zone
 
@@ -42,7 +42,7 @@ class SpecialistFilter(serializers.Serializer):
 
 class SlotFilter(serializers.Serializer):
     specialization = serializers.CharField(required=False, help_text="Specialization name, e.g. 'cardiologist'.")
-    specialist = serializers.IntegerField(required=False, help_text="Specialist id.")
+    specialist = IdFilterField(help_text="Specialist id.")
     date_from = serializers.DateField(required=False, help_text="First day, in the patient's time zone.")
     date_to = serializers.DateField(required=False, help_text="Last day (inclusive), in the patient's time zone.")
     free = serializers.BooleanField(

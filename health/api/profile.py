@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
+from django.utils import timezone
 from rest_framework import generics, serializers
 
 from health.api.base import E164PhoneField, StringListField
 from health.models import PatientProfile
+
+# A date of birth is a real one: not in the future, and not before 1900 (a
+# year typed wrong, which would make every age-based check meaningless).
+EARLIEST_BIRTH_DATE = dt.date(1900, 1, 1)
 
 
 class PatientProfileSerializer(serializers.ModelSerializer):
@@ -34,6 +41,15 @@ class PatientProfileSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["updated_at"]
+
+    def validate_date_of_birth(self, value: dt.date | None) -> dt.date | None:
+        if value is None:
+            return value
+        if value < EARLIEST_BIRTH_DATE:
+            raise serializers.ValidationError(f"Must not be before {EARLIEST_BIRTH_DATE:%Y-%m-%d}.")
+        if value > timezone.localdate():
+            raise serializers.ValidationError("Must not be in the future.")
+        return value
 
     def validate(self, attrs: dict) -> dict:
         # A home location is used to find the nearest ambulance: half of one

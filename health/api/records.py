@@ -7,6 +7,10 @@ from rest_framework import mixins, serializers, viewsets
 from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin, StringListField
 from health.models import Appointment, AppointmentHistory, SymptomRecord
 
+# The longest free text a record takes (a symptom in the patient's words, a
+# visit's summary): pages of it, far below what would bloat every list.
+MAX_TEXT_LENGTH = 4000
+
 
 class AppointmentHistorySerializer(serializers.ModelSerializer):
     appointment = OwnedPrimaryKeyRelatedField(queryset=Appointment.objects.all(), required=False, allow_null=True)
@@ -15,6 +19,7 @@ class AppointmentHistorySerializer(serializers.ModelSerializer):
         model = AppointmentHistory
         fields = ["id", "appointment", "specialist_name", "specialization", "scheduled_for", "summary", "created_at"]
         read_only_fields = ["created_at"]
+        extra_kwargs = {"summary": {"max_length": MAX_TEXT_LENGTH}}
 
 
 class SymptomRecordSerializer(serializers.ModelSerializer):
@@ -24,7 +29,7 @@ class SymptomRecordSerializer(serializers.ModelSerializer):
         model = SymptomRecord
         fields = ["id", "text", "symptoms", "conversation", "recorded_at"]
         read_only_fields = ["conversation"]
-        extra_kwargs = {"recorded_at": {"required": False}}
+        extra_kwargs = {"recorded_at": {"required": False}, "text": {"max_length": MAX_TEXT_LENGTH}}
 
 
 class _ListRetrieveCreateViewSet(

@@ -3,8 +3,9 @@
 POST takes one reading or a JSON list of up to ``MAX_BATCH`` readings, from
 the patient's session (naming one of their devices) or from a device token
 (the token's device). Every item is validated against the physiological
-bounds; one bad item refuses the whole batch (400, with field errors keyed by
-the item's position). Resent readings (same device and ``measured_at``) are
+bounds and its ``measured_at`` against ``health.vitals``' window; one bad
+item refuses the whole batch (400, with field errors keyed by the item's
+position). Resent readings (same device and ``measured_at``) are
 counted as duplicates, never stored twice.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.exceptions import ParseError
@@ -20,11 +22,11 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin
+from health.api.base import IdFilterField, ListFilterMixin, OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin
 from health.auth import request_device
 from health.models import Device, VitalReading
 from health.models.vitals import BOUNDS
-from health.vitals import record_readings
+from health.vitals import measured_at_error, record_readings
 
 MAX_BATCH = 1000
 METRICS = (*BOUNDS, "sleep_stage")
@@ -59,6 +61,11 @@ class VitalReadingSerializer(serializers.ModelSerializer):
         # A repeated (device, measured_at) is a resend to count, not an error.
         validators: list = []
 
+    def validate_measured_at(self, value):
+        if error := measured_at_error(value):
+            raise serializers.ValidationError(error)
+        return value
+
     def validate(self, attrs: dict) -> dict:
         errors: dict[str, str] = {}
         token_device = request_device(self.context["request"])
@@ -86,7 +93,7 @@ class VitalIngestResultSerializer(serializers.Serializer):
 class VitalFilter(serializers.Serializer):
     since = serializers.DateTimeField(required=False, help_text="Readings measured at or after this instant.")
     until = serializers.DateTimeField(required=False, help_text="Readings measured before this instant.")
-    device = serializers.IntegerField(required=False, help_text="Only this device's readings.")
+    device = IdFilterField(help_text="Only this device's readings.")
 
     def validate(self, attrs: dict) -> dict:
         if attrs.get("since") and attrs.get("until") and attrs["until"] <= attrs["since"]:
@@ -106,7 +113,7 @@ def _plain_batch(items: list[Any], request: Request) -> list[dict] | None:
     the serializer's per-field machinery. It accepts only what
     ``VitalReadingSerializer`` accepts and returns the same validated data
     (JSON numbers of the right type within ``BOUNDS``, a known sleep stage, an
-    ISO 8601 ``measured_at``, the caller's own active device). Anything else,
+    ISO 8601 ``measured_at`` within ``health.vitals``' window, the caller's own active device). Anything else,
     an invalid reading in particular, returns None: the serializer then
     validates the batch and words the errors, per item, as before.
     """
@@ -115,6 +122,7 @@ def _plain_batch(items: list[Any], request: Request) -> list[dict] | None:
     token_device = request_device(request)
     validated: list[dict] = []
     device_ids: set[int] = set()
+    now = timezone.now()
     for item in items:
         if type(item) is not dict or "measured_at" not in item:
             return None
@@ -158,6 +166,8 @@ def _plain_batch(items: list[Any], request: Request) -> list[dict] | None:
             attrs["measured_at"] = _MEASURED_AT.to_internal_value(when)
         except serializers.ValidationError:
             return None
+        if measured_at_error(attrs["measured_at"], now) is not None:
+            return None
         device = item.get("device", token_device.pk if token_device is not None else None)
         if type(device) is not int:
             return None
@@ -196,16 +206,23 @@ ONE_OR_MANY = PolymorphicProxySerializer(
         responses={
             201: VitalIngestResultSerializer,
             200: OpenApiResponse(VitalIngestResultSerializer, description="Every reading was a duplicate."),
+            400: OpenApiResponse(
+                description="A reading is invalid (out of bounds, or measured outside the accepted window);"
+                " field errors per item for a batch. Nothing is stored."
+            ),
         },
     ),
 )
-class VitalReadingViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
+class VitalReadingViewSet(
+    ListFilterMixin, OwnedQuerysetMixin, mixins.ListModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+):
     """The patient's vital readings. POST one reading or a list of up to 1,000,
     signed in (naming your device) or with a device token (for that device).
     A bad item refuses the whole batch; resent readings are counted, not stored twice."""
 
     queryset = VitalReading.objects.all()
     serializer_class = VitalReadingSerializer
+    list_filter = VitalFilter
     # A batch is a JSON list, which form encodings cannot carry.
     parser_classes = [JSONParser]
 
@@ -215,18 +232,13 @@ class VitalReadingViewSet(OwnedQuerysetMixin, mixins.ListModelMixin, mixins.Crea
         # must not read the patient's history.
         return self.action == "create"
 
-    def get_queryset(self) -> QuerySet[VitalReading]:
-        queryset = super().get_queryset()
-        if self.action == "list":
-            params = VitalFilter(data=self.request.query_params)
-            params.is_valid(raise_exception=True)
-            wanted = params.validated_data
-            if "since" in wanted:
-                queryset = queryset.filter(measured_at__gte=wanted["since"])
-            if "until" in wanted:
-                queryset = queryset.filter(measured_at__lt=wanted["until"])
-            if "device" in wanted:
-                queryset = queryset.filter(device_id=wanted["device"])
+    def filter_list(self, queryset: QuerySet[VitalReading], wanted: dict) -> QuerySet[VitalReading]:
+        if "since" in wanted:
+            queryset = queryset.filter(measured_at__gte=wanted["since"])
+        if "until" in wanted:
+            queryset = queryset.filter(measured_at__lt=wanted["until"])
+        if "device" in wanted:
+            queryset = queryset.filter(device_id=wanted["device"])
         return queryset
 
     def create(self, request: Request) -> Response:
