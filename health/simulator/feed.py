@@ -215,10 +215,12 @@ def _stop(feed: WatchFeed, reason: str) -> None:
     _push_state(feed)
 
 
-def _validated(device: Device, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``batch`` as the public API validates it when ``device`` posts it with its token."""
+def _validated(device: Device, batch: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+    """``batch`` as the public API validates it when ``device`` posts it with its token, at the
+    simulated watch's clock ``now``: the tick's, or ahead of it when ``WATCH_SIMULATOR_SPEED``
+    fast-forwards the scenario (its readings are then the watch's present, not the future)."""
     request = SimpleNamespace(auth=device, user=device.user)
-    serializer = VitalReadingSerializer(data=batch, many=True, context={"request": request})
+    serializer = VitalReadingSerializer(data=batch, many=True, context={"request": request, "now": now})
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
 
@@ -251,7 +253,8 @@ def tick(user_id: int, *, now: dt.datetime | None = None) -> float | None:
             first = max(feed.position, due - MAX_CATCH_UP)
             stream = readings(feed.scenario, start=feed.sim_start, seconds=due, seed=feed.seed)
             batch = list(itertools.islice(stream, first, due))
-            result = record_readings(user=feed.device.user, readings=_validated(feed.device, batch))
+            watch_now = max(now, feed.sim_start + dt.timedelta(seconds=due))
+            result = record_readings(user=feed.device.user, readings=_validated(feed.device, batch, watch_now))
             feed.position = due
             feed.readings_sent += result.created
             feed.steps += sum(reading.steps or 0 for reading in result.new)

@@ -278,6 +278,23 @@ def test_the_speed_setting_runs_scenarios_faster(alice_api, alice, settings):
     assert alice_api.get(URL).json()["speed"] == 20
 
 
+def test_a_fast_forwarded_scenario_is_the_watchs_present_not_the_future(alice_api, alice, settings):
+    # At 20x, a minute of ticks is 20 minutes of the scenario: readings far past the wall clock's
+    # five-minute skew allowance, which the API refuses from a real device.
+    settings.WATCH_SIMULATOR_SPEED = 20
+    alice_api.post(URL, {"running": True}, format="json")
+    feed = WatchFeed.objects.get(user=alice)
+
+    for seconds in range(5, 65, 5):  # every 5 s: 100 readings a tick, under the catch-up cap
+        watch_feed.tick(alice.pk, now=later(feed, seconds))
+
+    feed.refresh_from_db()
+    assert feed.running and len(stored(alice)) == 1201
+    assert VitalReading.objects.filter(user=alice).latest("measured_at").measured_at > later(feed, 60.0) + dt.timedelta(
+        minutes=15
+    )
+
+
 def test_outside_a_web_server_nothing_drives_the_feed_in_the_background(alice):
     assert watch_feed.ensure_driver(alice.pk) is False
 
