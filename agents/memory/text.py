@@ -233,28 +233,24 @@ def _negation_factory(nlp: Language, name: str):
 
 
 def _negate_forward(doc: Doc, start: int) -> None:
-    words = 0
-    for token in doc[start:]:
-        if token.lower_ in TERMINATORS or token.text in SENTENCE_END:
-            return
-        if token.is_punct:
-            continue
-        token._.negated = True
-        words += 1
-        if words >= NEGATION_WINDOW:
-            return
+    _negate(doc[start:], NEGATION_WINDOW)
 
 
 def _negate_backward(doc: Doc, end: int) -> None:
+    _negate(reversed(doc[:end]), 4)
+
+
+def _negate(tokens, window: int) -> None:
+    """Mark up to ``window`` words as negated, walking ``tokens`` until a terminator or a sentence end."""
     words = 0
-    for token in reversed(doc[:end]):
+    for token in tokens:
         if token.lower_ in TERMINATORS or token.text in SENTENCE_END:
             return
         if token.is_punct:
             continue
         token._.negated = True
         words += 1
-        if words >= 4:
+        if words >= window:
             return
 
 
