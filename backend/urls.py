@@ -16,3 +16,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("frontend.urls")),
 ]
+
+# JSON for an unmatched /api/ URL, the usual page elsewhere (core/http_errors.py).
+handler404 = "core.http_errors.not_found"

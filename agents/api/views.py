@@ -88,7 +88,8 @@ class ConversationViewSet(
         return Response(ConversationSerializer(conversation).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(responses={200: AgentStepSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    # Not paginated (one conversation's steps): without this the schema promised a page object.
+    @action(detail=True, methods=["get"], pagination_class=None)
     def steps(self, request: Request, pk: str | None = None) -> Response:
         """Every agent step of the conversation, in order, with latency and token counts."""
         conversation = self.get_object()

@@ -47,6 +47,15 @@ class AlertSerializer(serializers.ModelSerializer):
     def get_delivery(self, alert: Alert) -> dict | None:
         return delivery_report(alert) if alert.kind == Alert.Kind.HARD else None
 
+    # Declared: a read-only model field loses allow_blank, and the schema then said an alert
+    # not ended by the patient (end_reason "") was impossible (found by tests/api/test_schema_fuzz.py).
+    end_reason = serializers.ChoiceField(
+        choices=Alert.EndReason.choices,
+        allow_blank=True,
+        read_only=True,
+        help_text="What the patient said when ending a hard SOS; empty until then.",
+    )
+
     class Meta:
         model = Alert
         fields = [

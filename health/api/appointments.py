@@ -175,7 +175,8 @@ class AppointmentViewSet(
         return Response(self.get_serializer(appointment).data)
 
     @extend_schema(request=None, responses={200: FreeSlotSerializer(many=True)})
-    @action(detail=True, methods=["get"], url_path="free-slots")
+    # Not paginated (a specialist's free slots): without this the schema promised a page object.
+    @action(detail=True, methods=["get"], url_path="free-slots", pagination_class=None)
     def free_slots(self, request: Request, pk: str | None = None) -> Response:
         """Free slots of the same specialist this appointment can be moved to."""
         appointment = self.get_object()

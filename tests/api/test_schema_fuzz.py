@@ -1,0 +1,219 @@
+"""schemathesis over the whole OpenAPI schema (/api/schema/), in-process, as a signed-in patient.
+
+Every operation of the schema gets a bounded number of generated requests (``SCHEMA_FUZZ_EXAMPLES``
+per mode, 5 by default; derandomised, so CI sees the same requests each run; set the variable higher
+locally to search wider):
+
+- positive (schema-valid) requests, with the ``{id}`` of one of alice's own objects so detail and
+  action routes answer with real rows instead of 404s;
+- negative (schema-violating) requests, with generated ids too.
+
+They go through Django's WSGI handler with the real middleware (session, CSRF with a real token,
+CSP, axes), each request in a savepoint rolled back after it, so every request sees the same world.
+The ASGI entry point runs the same Django handler; WSGI keeps the request on the test's thread and
+database transaction.
+
+Hard checks (the test fails): no 5xx; a documented status's body conforms to its response schema;
+the content type is the documented one; every 4xx carries a JSON body. The softer schemathesis
+checks (an undocumented status code, a schema-valid request rejected, a schema-violating request
+accepted) are counted and printed: most are 400/404 answers the schema does not list yet, and a
+foreign key the schema cannot say must exist (issue 23, "the schema tells the truth").
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pytest
+import schemathesis
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections, transaction
+from django.middleware.csrf import _get_new_csrf_string
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    positive_data_acceptance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from agents.llm import scripted
+from health.models import Alert
+from tests.agents.helpers import end
+from tests.factories import (
+    AgentStepFactory,
+    AlertFactory,
+    AppointmentFactory,
+    AppointmentHistoryFactory,
+    ConversationFactory,
+    DailyReportFactory,
+    DeviceFactory,
+    DoseEventFactory,
+    EmergencyContactFactory,
+    MedicationFactory,
+    NotificationFactory,
+    OutboundMessageFactory,
+    PrescriptionFactory,
+    ReminderFactory,
+    SlotFactory,
+    SpecialistFactory,
+    SpecializationFactory,
+    SymptomRecordFactory,
+)
+
+EXAMPLES = int(os.environ.get("SCHEMA_FUZZ_EXAMPLES", "5"))
+
+
+def error_has_json_body(ctx, response, case) -> bool | None:
+    """A 4xx answer says what was wrong in JSON (DRF's error body), never an HTML page."""
+    if 400 <= response.status_code < 500:
+        content_type = response.headers.get("content-type", [""])[0]
+        assert content_type.startswith("application/json"), (
+            f"{response.status_code} answered with {content_type or 'no content type'}, not a JSON body"
+        )
+        response.json()
+    return True
+
+
+HARD_CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance, error_has_json_body]
+SOFT_CHECKS = [status_code_conformance, positive_data_acceptance, negative_data_rejection]
+
+
+@pytest.fixture
+def wsgi_app():
+    """Django's WSGI handler, with connections kept open across requests as Django's test client
+    keeps them: the handler would otherwise close the test's connection, and its transaction."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield WSGIHandler()
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def endless_model(settings):
+    """A chat that reaches the model ends at once (a turn may run inline under eager Celery)."""
+    settings.AGENT_BACKEND = "scripted"
+    scripted.install(scripted.ScriptedBackend(planner=itertools.repeat(end()), caller=itertools.repeat("{}")))
+    yield
+    scripted.install(None)
+
+
+def alice_world(alice) -> dict[str, int]:
+    """One of alice's objects behind each ``/api/<resource>/{id}/`` route: resource -> id."""
+    device = DeviceFactory(user=alice)
+    specialization = SpecializationFactory(name="cardiologist")
+    specialist = SpecialistFactory(specialization=specialization)
+    conversation = ConversationFactory(user=alice)
+    AgentStepFactory(conversation=conversation, index=0, role="user", payload="my knee hurts")
+    medication = MedicationFactory(user=alice, prescription=PrescriptionFactory(user=alice))
+    reminder = ReminderFactory(medication=medication)
+    return {
+        "alerts": AlertFactory(user=alice).pk,
+        "sos": AlertFactory(user=alice, kind=Alert.Kind.HARD).pk,
+        "appointment-history": AppointmentHistoryFactory(user=alice).pk,
+        "appointments": AppointmentFactory(user=alice, slot=SlotFactory(specialist=specialist)).pk,
+        "conversations": conversation.pk,
+        "daily-reports": DailyReportFactory(user=alice).pk,
+        "devices": device.pk,
+        "dose-events": DoseEventFactory(reminder=reminder).pk,
+        "emergency-contacts": EmergencyContactFactory(user=alice).pk,
+        "medications": medication.pk,
+        "notifications": NotificationFactory(user=alice).pk,
+        "outbox": OutboundMessageFactory(user=alice).pk,
+        "prescriptions": medication.prescription.pk,
+        "reminders": reminder.pk,
+        "slots": SlotFactory(specialist=specialist).pk,
+        "specialists": specialist.pk,
+        "specializations": specialization.pk,
+        "symptom-records": SymptomRecordFactory(user=alice).pk,
+    }
+
+
+@dataclass
+class Tally:
+    sent: Counter[str] = field(default_factory=Counter)
+    soft: Counter[str] = field(default_factory=Counter)
+    failures: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def fuzz(operation, mode: GenerationMode, fixed: dict | None, cookies: dict, headers: dict, tally: Tally) -> None:
+    """Send ``EXAMPLES`` generated requests to ``operation``; each in a savepoint rolled back after it."""
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate],  # no shrinking: every failure is reported, unshrunk
+    )
+    @given(case=operation.as_strategy(generation_mode=mode, path_parameters=fixed))
+    def send(case) -> None:
+        with transaction.atomic():
+            response = case.call(cookies=cookies, headers=headers)
+            tally.sent[operation.label] += 1
+            for checks, hard in ((HARD_CHECKS, True), (SOFT_CHECKS, False)):
+                try:
+                    case.validate_response(response, checks=checks, headers=headers)
+                except (AssertionError, BaseExceptionGroup) as exc:
+                    for failure in exc.exceptions if isinstance(exc, BaseExceptionGroup) else [exc]:
+                        if hard:
+                            key = (f"{operation.label} ({mode.value})", type(failure).__name__)
+                            tally.failures.setdefault(key, f"{failure}\n{case.as_curl_command()}")
+                        else:
+                            tally.soft[type(failure).__name__] += 1
+            transaction.set_rollback(True)
+
+    send()
+
+
+def test_every_operation_survives_generated_requests(alice, client, wsgi_app, endless_model):
+    """GIVEN alice signed in with one object of every kind
+    WHEN schemathesis sends generated valid and invalid requests to every operation of the schema
+    THEN none answers 5xx, every documented answer matches its schema, and every 4xx is JSON."""
+    world = alice_world(alice)
+    client.force_login(alice)
+    csrf = _get_new_csrf_string()
+    cookies = {"sessionid": client.cookies["sessionid"].value, "csrftoken": csrf}
+    headers = {"X-CSRFToken": csrf}
+    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app)
+
+    tally = Tally()
+    started = time.monotonic()
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        resource = operation.path.split("/")[2]
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+            fixed = {"id": world[resource]} if "{id}" in operation.path and mode is GenerationMode.POSITIVE else None
+            try:
+                fuzz(operation, mode, fixed, cookies, headers, tally)
+            except Unsatisfiable:
+                pass  # nothing to negate: an operation with no parameters and no body
+
+    elapsed = time.monotonic() - started
+    print(
+        f"\nschemathesis: {sum(tally.sent.values())} requests to {len(tally.sent)} operations in {elapsed:.0f} s; "
+        f"hard failures {len(tally.failures)}; soft findings {dict(tally.soft)}"
+    )
+    assert len(tally.sent) >= 80, f"only {len(tally.sent)} operations were exercised"
+    assert not tally.failures, "\n\n".join(f"{where}: {kind}\n{text}" for (where, kind), text in tally.failures.items())
+
+
+def test_an_unmatched_api_url_answers_json_and_a_page_stays_a_page(alice_api, client):
+    """An id that is not an integer matches no route: the API says so in JSON (the fuzzer's 404s were
+    Django's HTML page); a browser URL that matches nothing still gets the usual page."""
+    api = alice_api.get("/api/alerts/not-a-number/")
+    page = client.get("/no-such-page/")
+
+    assert api.status_code == 404 and api.json() == {"detail": "Not found."}
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
