@@ -6,6 +6,7 @@ needs is one fixed header, so a small middleware sets it instead of another depe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
@@ -31,6 +32,26 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 
+# One exception, by path and by hash. django-celery-beat's periodic-task form (admin add and change
+# pages) carries one inline script (<script id="periodic-task-overrides">, in its template
+# admin/djcelery/change_periodictask_form.html) that shows a crontab's schedule in words beside the
+# field. Only the script with exactly this content may run, only on those pages: a hash, not
+# 'unsafe-inline' and not a nonce (a nonce would need the third-party template copied to add it).
+# The hash is of the script as django-celery-beat 2.9.0 renders it in English; if an upgrade changes
+# it, tests/security/test_admin_csp.py fails with the new hash (and the browser would only lose the
+# crontab hint, the form still saves).
+PERIODIC_TASK_FORM = re.compile(r"^/admin/django_celery_beat/periodictask/(add|\d+/change)/$")
+PERIODIC_TASK_SCRIPT_SHA256 = "QE3U2xYF7B4J2ro1/9oxiKhaWCGW39gB7ocQ/xlD0bE="
+PERIODIC_TASK_FORM_POLICY = CONTENT_SECURITY_POLICY.replace(
+    "script-src 'self'", f"script-src 'self' 'sha256-{PERIODIC_TASK_SCRIPT_SHA256}'"
+)
+
+
+def policy_for(path: str) -> str:
+    """The Content-Security-Policy of the page at ``path``."""
+    return PERIODIC_TASK_FORM_POLICY if PERIODIC_TASK_FORM.match(path) else CONTENT_SECURITY_POLICY
+
+
 class ContentSecurityPolicyMiddleware:
     """Adds the policy above to every response that does not bring its own."""
 
@@ -39,7 +60,7 @@ class ContentSecurityPolicyMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        response.headers.setdefault("Content-Security-Policy", policy_for(request.path))
         return response
 
 
