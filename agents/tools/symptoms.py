@@ -11,7 +11,7 @@ from agents.errors import InvalidArguments, ToolError
 from agents.tools import said as user_words
 from agents.tools.context import ToolContext
 from agents.tools.registry import tool
-from agents.tools.transcript import said_in_request
+from agents.tools.transcript import request_parts, said_in_request
 from health.models import SymptomRecord
 
 
@@ -71,8 +71,9 @@ def store_symptoms(ctx: ToolContext, user_id: str, symptoms: str, timestamp: str
     named = split_symptoms(symptoms)
     if ctx.conversation is not None:
         # Only what the user said is stored: a question or request ("How were my vitals today?",
-        # "I want to lose weight") is no complaint, and a symptom the model added is dropped.
-        said = said_in_request(ctx.conversation)
+        # "I want to lose weight") is no complaint, and a symptom the model added or the user denied
+        # ("no fever") is dropped. One line per message and answer: a negation ends with its line.
+        said = "\n".join(request_parts(ctx.conversation))
         if not user_words.names_a_complaint(said):
             raise ToolError(
                 "The user did not report any symptom in this request (it is a question or a request): "
