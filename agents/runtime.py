@@ -10,6 +10,8 @@ Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
 on any failure the guard completes the required sequence (agents.sos.guard).
+Chats have a guard of their own that needs no model: a message in a language
+the assistant does not understand is answered at once (agents.language).
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from agents import language
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.memory.context import planner_memory
 from agents.models import Conversation
 from agents.prompts import build_messages
 from agents.sos.guard import guard_for
 from agents.tools import REGISTRY, AskUser, ModelOutputError, Registry, ToolContext, ToolError
+from agents.tools.transcript import QUESTION_TOOLS
 from agents.trajectory import END, Step, export_conversation, is_end, parse_caller, parse_planner
 from core.events import Event
 from core.realtime import push_to_user
@@ -208,7 +212,8 @@ class Runtime:
         """Run until the task ends, a question suspends it, or it fails; return the status."""
         try:
             try:
-                self._loop()
+                if not self._answer_other_language():
+                    self._loop()
             except RunFailed as failure:
                 self._end_failed(str(failure))
             except ConcurrentRun:
@@ -236,6 +241,45 @@ class Runtime:
             self.guard.complete(self, reason=reason)
         else:
             self._fail(reason)
+
+    # --- the chat guards ------------------------------------------------------------
+
+    def _unread_message(self) -> str | None:
+        """What the user just said and no step has acted on yet: a new request, or the answer to a question."""
+        if not self.states:
+            return None
+        last = self.states[-1]
+        if last["from"] == "user":
+            return str(last["value"])
+        if last["from"] == "observation" and len(self.states) > 1 and self.states[-2]["from"] == "caller":
+            call = self.states[-2]["value"] if isinstance(self.states[-2]["value"], dict) else {}
+            result = last["value"].get("result") if isinstance(last["value"], dict) else None
+            if call.get("tool") in QUESTION_TOOLS and result is not None:
+                return str(result.get("user", "") if isinstance(result, dict) else result)
+        return None
+
+    def _answer_other_language(self) -> bool:
+        """Answer a chat message the assistant does not understand (another language) with the fixed
+        English-only reply, without calling the model, and end the request. True when it did."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        message = self._unread_message()
+        if message is None or language.understood(message):
+            return False
+        log.info("conversation %s: a message in another language got the English-only reply", self.conversation.pk)
+        self.append(
+            "planner",
+            {
+                "reason": "Language guard: the message is not in English, the only language I understand.",
+                "action": "Tell the user that I can only help in English for now.",
+            },
+        )
+        self.execute_call(
+            {"tool": "notify_user", "parameters": {"user_id": self.user_ref, "message": language.english_only_reply()}}
+        )
+        self.append("planner", {"reason": "Language guard: the user was told.", "action": END})
+        self.set_status(Conversation.Status.COMPLETED)
+        return True
 
     # --- the loop -------------------------------------------------------------------
 
