@@ -10,8 +10,11 @@ Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
 on any failure the guard completes the required sequence (agents.sos.guard).
-Chats have a guard of their own that needs no model: a message in a language
-the assistant does not understand is answered at once (agents.language).
+Chats have two guards of their own that need no model: a message in a language
+the assistant does not understand is answered at once (agents.language), and a
+chat in which the user declined the offered appointment still stores the
+complaint and the referral when the model ended, or failed, without them
+(agents.decline_guard).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agents import language
+from agents import decline_guard, language
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.memory.context import planner_memory
 from agents.models import Conversation
@@ -239,7 +242,7 @@ class Runtime:
     def _end_failed(self, reason: str) -> None:
         if self.guard is not None:
             self.guard.complete(self, reason=reason)
-        else:
+        elif not self._complete_decline(f"the run failed ({reason})"):
             self._fail(reason)
 
     # --- the chat guards ------------------------------------------------------------
@@ -281,6 +284,21 @@ class Runtime:
         self.set_status(Conversation.Status.COMPLETED)
         return True
 
+    def _complete_decline(self, reason: str) -> bool:
+        """The decline guard (chats): True when it completed and ended the run."""
+        try:
+            return decline_guard.complete(self, reason=reason)
+        except ConcurrentRun:
+            raise
+        except Exception as exc:  # noqa: BLE001  (a guard's bug must not hide how the run ended)
+            log.error(
+                "decline guard crashed (conversation %s): %s\n%s",
+                self.conversation.pk,
+                type(exc).__name__,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )
+            return False
+
     # --- the loop -------------------------------------------------------------------
 
     def _loop(self) -> None:
@@ -303,7 +321,8 @@ class Runtime:
             if is_end(planner_value):
                 if self.guard is not None and not self.guard.is_complete(self.states):
                     raise RunFailed("the model ended before the SOS sequence was complete")
-                self.set_status(Conversation.Status.COMPLETED)
+                if not self._complete_decline("the model ended without storing the complaint and the referral"):
+                    self.set_status(Conversation.Status.COMPLETED)
                 return
             self._call()
 
