@@ -19,7 +19,7 @@ $(STAMP): requirements.txt
 venv: $(STAMP)
 
 # The llama.cpp backend is the fast one: ensure_llama.py installs llama-cpp-python, building its wheel
-# once per machine (~5 min on 2 cores) into a cache outside the venv. A failed build is not fatal:
+# once per machine (5-8 min on 2 cores) into a cache outside the venv. A failed build is not fatal:
 # `make run` then serves on transformers. `make test` does not build it (CI must stay fast).
 run: $(STAMP)
 	-@$(BIN)/python scripts/ensure_llama.py

@@ -3,7 +3,7 @@
 
 Why: the llama.cpp backend runs the seed paper's D.1 trajectory in about 9 s of model time where
 transformers takes about 30 s, and AGENT_BACKEND=auto picks it as soon as the package imports. But
-PyPI ships llama-cpp-python as source only, and building it takes ~5 min on 2 cores. So the first
+PyPI ships llama-cpp-python as source only, and building it takes 5-8 min on 2 cores. So the first
 build's wheel is kept outside the venv (WHEEL_CACHE_DIR, default
 ${XDG_CACHE_HOME:-~/.cache}/agent-lite-health/wheels): a second `make run`, a recreated venv or
 another clone on this machine installs that wheel in seconds.
@@ -94,7 +94,7 @@ def build_log(cache: Path) -> Path:
 def build(cache: Path) -> Path | None:
     """Build the wheel into the cache; the wheel, or None when the build failed."""
     log(
-        f"building {PACKAGE} {VERSION} once for the fast llama.cpp backend (~5 min on 2 cores); "
+        f"building {PACKAGE} {VERSION} once for the fast llama.cpp backend (5-8 min on 2 cores); "
         f"later runs and new venvs install the cached wheel from {cache}; log: {build_log(cache)}"
     )
     env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 1)}  # one compiler per core
@@ -142,7 +142,7 @@ def ensure(env: dict[str, str], require: bool = False) -> bool:
             )
             return False
     log(f"installing {PACKAGE} {VERSION} from the cached wheel {wheel}")
-    if pip("install", "--quiet", str(wheel)) != 0:
+    if pip("install", "--quiet", "--no-warn-conflicts", str(wheel)) != 0:
         log(f"llama.cpp is not installed: pip could not install {wheel}; serving on the slower transformers backend")
         return False
     return True

@@ -74,7 +74,7 @@ def test_a_cached_wheel_is_installed_without_building(fake_pip, env, capsys):
 
     assert ensure_llama.ensure(env) is True
 
-    assert fake_pip.calls == [("install", "--quiet", str(cache / WHEEL))]
+    assert fake_pip.calls == [("install", "--quiet", "--no-warn-conflicts", str(cache / WHEEL))]
     assert "from the cached wheel" in capsys.readouterr().out
 
 
