@@ -14,7 +14,8 @@ after the model, with the same tools, and writes its steps into the trajectory l
   names none of them ("my knee is swollen").
   ``store_symptoms`` keeps only what the user said, so the guard cannot store a symptom the user
   did not name;
-- the user not told after the "no": ``notify_user`` with ``agents/decline_notice.txt``.
+- when it did one of these and the user was not told after the "no": ``notify_user`` with
+  ``agents/decline_notice.txt``.
 
 It acts only when the user declined an offered appointment in this request and the request names
 a complaint (:func:`agents.tools.said.names_a_complaint`); it never calls the model.
@@ -138,7 +139,8 @@ def notice(symptoms: str, specialization: str) -> str:
 
 def complete(runtime: Runtime, *, reason: str) -> bool:
     """Do what a declined chat left undone and end it; False (nothing done) when the user did not
-    decline an offered appointment, the request names no complaint, or nothing is missing."""
+    decline an offered appointment, the request names no complaint, or the search and the stored
+    symptoms are both there."""
     if runtime.guard is not None or runtime.conversation.kind != Conversation.Kind.CHAT:
         return False
     declined = declined_at(runtime.states)
@@ -174,8 +176,8 @@ def complete(runtime: Runtime, *, reason: str) -> bool:
             "timestamp": local.isoformat(timespec="seconds"),
         }
         steps.append(("Store the symptoms for future reference.", {"tool": STORE, "parameters": parameters}))
-    if not steps and told:
-        return False
+    if not steps:
+        return False  # the model stored and searched: how it told the user is its own
     log.warning("decline guard acted (conversation %s): %s", runtime.conversation.pk, reason)
     stored = STORE in done
     for action, call in steps:

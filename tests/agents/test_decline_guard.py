@@ -99,6 +99,20 @@ def cases(ref: str) -> dict[str, Case]:
             ["headache", "fever", "abdominal pain"],
             True,
         ),
+        "stored, never searched": Case(
+            "I have a high fever and a cough.",
+            "No",
+            (ask(ref),),
+            (
+                (
+                    plan("The user declined.", "Store the symptoms."),
+                    call("store_symptoms", user_id=ref, symptoms="high fever, cough", timestamp="2026-03-01T10:00:00"),
+                ),
+                ends(),
+            ),
+            ["high fever", "cough"],
+            True,
+        ),
         # The seed paper's decline flow, done by the model: the guard adds nothing.
         "the model stored and told the user itself": Case(
             "I have a high fever and a cough.",
@@ -156,6 +170,7 @@ def run(case: Case, alice) -> tuple:
         "searched, ended at the no",
         "a denied symptom is not stored",
         "typos are read as the symptoms meant",
+        "stored, never searched",
         "the model stored and told the user itself",
         "not a no",
         "no complaint to store",
