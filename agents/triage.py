@@ -20,6 +20,12 @@ only, a check that nothing got worse, never a target):
 | 24 lay sentences | 82 % | 70.2 % |
 | 24 lay sentences, 12 short clinical lists, 12 neighbours | 90 % | 60.5 % |
 
+Each disease votes for the specialist who examines it first (the bank's ``first_contact``: a
+breast lump goes to a general surgeon, a changing mole to a dermatologist, never straight to an
+oncologist); oncology comes first only when the user says a cancer is already diagnosed
+(``diagnosed``). Symptom words typed wrong are read as the lexicon word meant before the query is
+embedded ("hedache" -> "headache": the encoder's word pieces do not survive typos).
+
 The index holds only the bank's own words: never an evaluation set. It is
 built on first use (about 10 s here; ``prepare_model`` builds it ahead) and
 cached in TRIAGE_INDEX_DIR (DATA_DIR/triage by default).
@@ -30,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import threading
 from functools import cache, lru_cache
 from pathlib import Path
@@ -51,12 +58,12 @@ def bank_texts() -> tuple[list[str], list[str]]:
     for disease in bank.diseases:
         symptoms = [bank.symptoms[key] for key in disease.symptoms]
         texts.append(", ".join(s.clinical for s in symptoms))
-        labels.append(disease.specialization)
+        labels.append(disease.examined_first_by)
         rng = random.Random(f"triage-{disease.name}")
         for _ in range(LAY_SENTENCES):
             chosen = rng.sample(symptoms, min(len(symptoms), rng.choice((2, 3, 4))))
             texts.append("I have " + ", ".join(rng.choice(s.lay) for s in chosen))
-            labels.append(disease.specialization)
+            labels.append(disease.examined_first_by)
     return texts, labels
 
 
@@ -116,9 +123,48 @@ def _build(texts: list[str], path: Path):
     return embeddings
 
 
+ONCOLOGIST = "oncologist"
+_CANCER = r"(?:cancer|tumou?rs?|lymphoma|leuk(?:a)?emia|melanoma|carcinoma|myeloma|sarcoma|mesothelioma)"
+_DIAGNOSIS = re.compile(
+    rf"\b(?:diagnosed with|treated for|being treated for|have|has|had|got|my|his|her)\b[^.?!,;]{{0,25}}\b{_CANCER}\b"
+    r"|\b(?:chemo(?:therapy)?|radiotherapy|radiation therapy|immunotherapy|my oncologist)\b",
+    re.IGNORECASE,
+)
+# "Could it be cancer?", "I'm scared I have a tumour": a fear is not a diagnosis.
+_HEDGE = re.compile(
+    r"\b(?:could|might|may|maybe|perhaps|worried|worry|afraid|scared|fear|think|wonder|whether|if|is it|"
+    r"do i|does (?:he|she)|not|no|never|hope)\b|n't\b",
+    re.IGNORECASE,
+)
+# "My mum had breast cancer": family history, not the patient's diagnosis (a parent writing about
+# their child says "my son has leukaemia", and that one is).
+_RELATIVE = re.compile(
+    r"\b(?:mum|mom|mother|dad|father|sister|brother|aunt|uncle|grand\w*|cousin|family|friend|wife|husband|partner)\b",
+    re.IGNORECASE,
+)
+
+
+def diagnosed(text: str) -> bool:
+    """Whether ``text`` says a cancer is already diagnosed (then an oncologist sees it first)."""
+    for match in _DIAGNOSIS.finditer(text):
+        start = max(text.rfind(mark, 0, match.start()) for mark in ".?!;\n")
+        end = min((i for i in (text.find(mark, match.end()) for mark in ".?!;\n") if i >= 0), default=len(text))
+        clause = text[start + 1 : match.start()]
+        said = clause + match.group(0)
+        if not _HEDGE.search(clause) and not _RELATIVE.search(said) and text[end : end + 1] != "?":
+            return True
+    return False
+
+
 def suggest(text: str, k: int = 3) -> list[tuple[str, float]]:
     """The ``k`` specializations whose complaints are most like ``text``, with their vote share."""
-    return list(_suggest(text, k))
+    from agents.tools.said import corrected  # the symptom lexicon's typo reader (loads spaCy once)
+
+    ranked = list(_suggest(corrected(text), k))
+    if diagnosed(text) and (not ranked or ranked[0][0] != ONCOLOGIST):
+        share = ranked[0][1] if ranked else 1.0  # it takes the first place, and its weight
+        ranked = [(ONCOLOGIST, share), *[row for row in ranked if row[0] != ONCOLOGIST]][:k]
+    return ranked
 
 
 @lru_cache(maxsize=512)  # a replayed trajectory asks the same query again

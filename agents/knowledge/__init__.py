@@ -3,7 +3,10 @@
 ``symptom_bank.json``: the curated disease and symptom bank. Every disease of the Agent-Lite
 paper's Appendix C (``source: "appendix_c"``) plus everyday conditions (``source: "extra"``) so
 that each specialization of the demo directory has at least five diseases. Each disease names the
-specialist a sensible triage books first and lists its most characteristic symptoms first.
+specialist who treats it and lists its most characteristic symptoms first. ``first_contact`` names
+the specialist who examines a patient first when that is someone else: a cancer is treated by an
+oncologist, but a breast lump without a diagnosis is examined by a general surgeon and a changing
+mole by a dermatologist (the first-contact rule triage follows; absent, it is ``specialization``).
 
 Symptoms are grouped by body system (the group names are for readers only). A symptom has a key,
 a short clinical term (what the caller passes as ``symptoms``) and first-person lay phrasings that
@@ -41,6 +44,11 @@ class Disease:
     specialization: str
     symptoms: tuple[str, ...]  # keys of Symptom, most characteristic first
     source: str  # "appendix_c" or "extra"
+    first_contact: str = ""  # who examines first, without a diagnosis ("" = the specialization)
+
+    @property
+    def examined_first_by(self) -> str:
+        return self.first_contact or self.specialization
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,8 @@ def symptom_bank(path: Path = SYMPTOM_BANK) -> SymptomBank:
             if not row.get("noun_phrase", True):
                 not_noun_phrase.add(key)
     diseases = tuple(
-        Disease(row["name"], row["specialization"], tuple(row["symptoms"]), row["source"]) for row in data["diseases"]
+        Disease(row["name"], row["specialization"], tuple(row["symptoms"]), row["source"], row.get("first_contact", ""))
+        for row in data["diseases"]
     )
     child_lay = {key: tuple(phrasings) for key, phrasings in data["child_lay"].items()}
     named = {key for disease in diseases for key in disease.symptoms} | child_lay.keys()
