@@ -10,7 +10,9 @@ Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
 on any failure the guard completes the required sequence (agents.sos.guard).
-Chats have two guards of their own that need no model: a message in a language
+Chats have three guards of their own that need no model: a message that asks for
+emergency help now starts the hard SOS as the SOS button does, before anything
+else (agents.help_now), a message in a language
 the assistant does not understand is answered at once (agents.language), and a
 chat in which the user declined the offered appointment still stores the
 complaint and the referral when the model ended, or failed, without them
@@ -30,7 +32,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agents import decline_guard, language
+from agents import decline_guard, help_now, language
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.memory.context import planner_memory
 from agents.models import Conversation
@@ -52,6 +54,7 @@ log = logging.getLogger(__name__)
 CALLER_RETRIES = 2
 STOP = {"planner": ("</action>",), "caller": ()}
 FAILURE_MESSAGE = "Sorry, I could not finish this request. Please try again, or rephrase it."
+HELP_NOW = "Help-now guard:"  # how the help-now guard's planner steps begin
 
 
 class RunFailed(Exception):
@@ -197,6 +200,8 @@ class Runtime:
         if not self.states:
             self.append("system", system or system_value(self.conversation.user, self.clock()))
         self.append("user", text)
+        if self._help_now_at_once():
+            return
         self.set_status(Conversation.Status.RUNNING)
 
     def add_user_message(self, text: str) -> None:
@@ -209,13 +214,15 @@ class Runtime:
             self.append("observation", {"result": ask.answer(text)})
         else:
             self.append("user", text)
+        if self._help_now_at_once():
+            return
         self.set_status(Conversation.Status.RUNNING)
 
     def run(self) -> str:
         """Run until the task ends, a question suspends it, or it fails; return the status."""
         try:
             try:
-                if not self._answer_other_language():
+                if not (self._help_now() or self._answer_other_language()):
                     self._loop()
             except RunFailed as failure:
                 self._end_failed(str(failure))
@@ -260,6 +267,59 @@ class Runtime:
             if call.get("tool") in QUESTION_TOOLS and result is not None:
                 return str(result.get("user", "") if isinstance(result, dict) else result)
         return None
+
+    def _help_now_at_once(self) -> bool:
+        """The help-now guard in the request that brings the message (begin, add_user_message), not
+        in the worker's run: an SOS asked for in the chat starts as soon as the button's would, not
+        after a model run queued before it. A bug here leaves the message to the run, which asks again."""
+        try:
+            return self._help_now()
+        except ConcurrentRun:
+            raise
+        except Exception as exc:  # noqa: BLE001  (the run tries again; the request must not fail)
+            log.error(
+                "help-now guard crashed (conversation %s): %s\n%s",
+                self.conversation.pk,
+                type(exc).__name__,
+                "".join(traceback.format_tb(exc.__traceback__)),
+            )
+            return False
+
+    def _help_now(self) -> bool:
+        """A chat message that asks for emergency help now (agents.help_now) starts the hard SOS with
+        the SOS button's own service (its countdown, cancel and guard), without calling the model; the
+        user is told what the alert's record says and the request ends. True when it acted, now or
+        already (a run after the request that acted has nothing left to do)."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT or not self.states:
+            return False
+        last = self.states[-1]
+        if last["from"] == "planner" and isinstance(last["value"], dict):
+            if is_end(last["value"]) and str(last["value"].get("reason", "")).startswith(HELP_NOW):
+                return True
+        message = self._unread_message()
+        found = help_now.emergency(message) if message is not None else None
+        if found is None:
+            return False
+        # The SOS first: nothing written to the trajectory may delay it.
+        started = help_now.start_sos(self.conversation.user, self.conversation.pk)
+        log.info("conversation %s: help-now guard (%s): %s", self.conversation.pk, found.kind, started.summary)
+        self.append(
+            "planner",
+            {
+                "reason": f"{HELP_NOW} the user asks for emergency help now ({found.kind}: '{found.said}').",
+                "action": "Start the emergency SOS as the SOS button does, and tell the user what happened.",
+            },
+        )
+        alert, self.alert = self.alert, started.alert  # the notice belongs to the SOS (a danger notification)
+        try:
+            self.execute_call(
+                {"tool": "notify_user", "parameters": {"user_id": self.user_ref, "message": started.reply}}
+            )
+        finally:
+            self.alert = alert
+        self.append("planner", {"reason": f"{HELP_NOW} {started.summary}; the user was told.", "action": END})
+        self.set_status(Conversation.Status.COMPLETED)
+        return True
 
     def _answer_other_language(self) -> bool:
         """Answer a chat message the assistant does not understand (another language) with the fixed

@@ -1,0 +1,465 @@
+"""Whether a chat message asks for emergency help now (issue 22, "help now").
+
+"Call an ambulance", "I'm having chest pain and can't breathe", "my husband collapsed and isn't
+breathing": the runtime asks :func:`emergency` before the model sees a chat message (the first one
+and every answer), and a message it finds starts the hard SOS exactly as the SOS button does
+(``health.sos.press``: the same countdown, cancel and guard). A missed request is a failure of the
+product, so this is a deterministic guard, not a model decision, and it errs toward the SOS for a
+present-tense message that could be an emergency: the countdown lets the user cancel.
+
+What counts (each group below has its patterns and the reason for them):
+
+- an explicit request: call / send / get an ambulance, call 911 / 999 / 112 / 108, "this is an
+  emergency", "SOS", "help, I'm dying", "help!" with an urgency word or an exclamation mark;
+- an acute red flag said in the present, of the user or of someone with them: chest pain with
+  breathlessness, sweating, arm / jaw pain or fainting (or crushing / severe chest pain), a heart
+  attack, can't breathe / not breathing / choking, a stroke or its signs (face drooping, slurred
+  speech, weakness on one side), unconscious / collapsed / unresponsive, bleeding that won't stop,
+  a seizure now, an overdose or a poisoning, anaphylaxis (throat closing, swollen tongue).
+
+What does not (a clause is read as a whole; "now", "again", "still", "right now", "I'm having"
+in the same clause always make it present again):
+
+- negated: "no chest pain", "I don't need an ambulance", "it's not an emergency";
+- past: "I had chest pain last month", "I had a stroke in 2019", "he fainted yesterday";
+- a question about emergencies in general: "what are the signs of a stroke?", "what should I do
+  if someone has a stroke?" (decided: information, not a request; the model answers it and the
+  SOS button is always there). The same question about a person now ("what do I do, my husband
+  is having a stroke", "how do I know if I'm having a heart attack?") is an SOS;
+- lasting or occasional: "I get chest pain when I climb stairs", "short of breath for weeks",
+  "stroke rehab";
+- a symptom alone that is no red flag by itself: chest pain alone (without breathlessness,
+  sweating, arm pain or a word of severity), "chest pain when I breathe", shortness of breath on
+  exertion, "food poisoning", "heavy period bleeding", "I can't breathe through my nose",
+  "emergency contact", a bare "help" (the chatbot's menu, not an SOS).
+
+Negation is handled here, not with memory's NegEx scopes (agents.memory.text): there "can't",
+"not" and "won't" negate what follows, but here they are the emergency ("can't breathe", "isn't
+breathing", "bleeding won't stop"). A negation counts only in the few words before a match.
+
+Typos: a word that is no English word (the sentence encoder's word list, as in
+agents.tools.said) is read as the emergency word it is one or two edits from ("pian" -> "pain",
+"ambulence", "unconcious", "siezure"); contractions typed without the apostrophe ("cant", "isnt",
+"im") are read with it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from health import sos
+from health.models import Alert, AlertEvent
+from health.sos.delivery import emergency_number
+
+log = logging.getLogger(__name__)
+
+# Where the user cancels the countdown (frontend/urls.py names it "sos"; agents may not import the
+# UI, so the path is written here).
+SOS_PAGE = "/sos/"
+
+# --- reading the message -----------------------------------------------------------------------
+
+# Words the patterns below are written with: a typo of one of them is read as it.
+_VOCABULARY = """
+    ambulance emergency paramedics chest pain pains hurts hurting tightness pressure crushing heart
+    attack cardiac arrest breathe breath breathing breathless suffocating choking gasping stroke
+    drooping droopy slurred slurring speech paralysed paralyzed numbness unconscious unresponsive
+    collapsed collapsing fainted conscious bleeding blood stopping seizure seizures seizing
+    convulsing convulsion convulsions overdose overdosed poisoned poisoning swallowed tablets pills
+    anaphylaxis anaphylactic allergic reaction throat swelling swollen tongue epipen sweating sweaty
+    clammy dying unbearable severe terrible immediately urgently urgent breathing
+""".split()
+
+# Real words typed for an emergency word: the word list would keep them as they are.
+_MISSPELT = {
+    "hart": "heart",
+    "stoke": "stroke",
+    "stroak": "stroke",
+    "dieing": "dying",
+    "dyeing": "dying",
+    "breth": "breath",
+    "brethe": "breathe",
+    "breath": "breath",
+    "amblance": "ambulance",
+    "ambulanse": "ambulance",
+    "ambulence": "ambulance",
+}
+
+# Contractions typed without the apostrophe, or with a curly one, and their long forms.
+_CONTRACTIONS = (
+    (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|wo|ca)n[\u2019']?t\b"), r"\1n't"),
+    (re.compile(r"\bcan ?not\b"), "can't"),
+    (re.compile(r"\bcant\b"), "can't"),
+    (re.compile(r"\bi ?m\b|\bi am\b"), "i'm"),
+    (re.compile(r"\b(he|she|it|that)s\b"), r"\1's"),
+    (re.compile(r"\b(he|she|it|that) is\b"), r"\1's"),
+    (re.compile(r"\bi ?ve\b"), "i've"),
+    (re.compile(r"\b(they|we|you) ?re\b"), r"\1're"),
+)
+
+
+@cache
+def _english() -> frozenset[str]:
+    from agents.tools.said import _english as word_list  # the encoder's word list (loaded once)
+
+    return word_list()
+
+
+@lru_cache(maxsize=4096)
+def _correct(word: str) -> str:
+    """``word``, or the emergency word it is a typo of (the rules of agents.tools.said: two edits
+    in a long word, one in a mid-length word, a four-letter word only with two letters swapped)."""
+    if word in _MISSPELT:
+        return _MISSPELT[word]
+    if len(word) < 4 or not word.isalpha() or word in _VOCABULARY or word in _english():
+        return word
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    from agents.tools.said import _allowed
+
+    found = process.extract(word, _VOCABULARY, scorer=OSA.distance, score_cutoff=2, limit=None)
+    ranked = sorted((distance, meant) for meant, distance, _ in found if distance <= _allowed(word, meant))
+    return ranked[0][1] if ranked else word
+
+
+def normalised(text: str) -> str:
+    """Lower case, straight apostrophes, contractions spelled out, typos of emergency words read."""
+    said = str(text).lower().replace("\u2019", "'").replace("\u2018", "'")
+    said = re.sub(r"[a-z]+", lambda match: _correct(match.group(0)), said)
+    for pattern, replacement in _CONTRACTIONS:
+        said = pattern.sub(replacement, said)
+    return re.sub(r"\s+", " ", said).strip()
+
+
+# A clause: what a negation, a time or a question reaches. A sentence ends it, and so do "but",
+# "and now", "and then": "I had chest pain last week but now I can't breathe" is two clauses.
+_CLAUSE_END = re.compile(r"[.!?;\n]+|\b(?:but|however|although|though)\b|,?\s*\band (?:now|then)\b|,\s*now\b")
+
+# --- what is an emergency ------------------------------------------------------------------------
+
+_S = r"[^.!?;]"  # any character within the sentence
+
+
+def _r(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+# Explicit requests: the user asks for emergency help. Questions about them are still requests
+# ("can you call an ambulance?"), only a negation stops them ("don't call an ambulance").
+REQUEST = [
+    # "call an ambulance", "send the ambulance", "we need an ambulance", "ring for an ambulance"
+    _r(rf"\b(?:call|get|send|need|want|request|dispatch|ring|phone|bring|summon|order){_S}{{0,30}}\bambulance\b"),
+    _r(rf"\bambulance\b{_S}{{0,20}}\b(?:now|please|pls|plz|asap|quick|quickly|urgent|urgently|immediately|fast)\b"),
+    _r(r"^\W*(?:an? |the )?ambulance\W*$"),
+    # "call 911", "dial 999", "call emergency services", "get the paramedics"
+    _r(
+        r"\b(?:call|dial|ring|phone|contact|get|need|send)\s+(?:an?\s+|the\s+|some\s+)?"
+        r"(?:911|999|112|108|102|000|emergency services|emergency(?!\s*contact)|paramedics?)\b"
+    ),
+    # "this is an emergency", "medical emergency", "emergency!"; not the contact, the number or the
+    # room, not "is this an emergency?" (a question of how bad something is: the model answers it)
+    _r(
+        r"(?<!is this an )(?<!is it an )(?<!was it an )(?<!non-)(?<!non )\bemergency\b"
+        r"(?!\s*(?:contacts?|numbers?|room|department|dept|services? number|fund|kit|plan|appointment|"
+        r"dentist|vet|care|ward|exit|brake|medication|medicine|supply|supplies|info|details|settings?|button|alerts?|page))"
+    ),
+    _r(r"^\W*sos\b(?!\s*(?:button|page|settings?|feature|alerts? (?:history|list)))"),
+    _r(rf"\b(?:send|trigger|start|activate|raise|press|need)\b{_S}{{0,15}}\bsos\b"),
+    # "help me I'm dying", "I think I'm dying", "he's going to die"
+    _r(
+        r"\b(?:i'm|he's|she's|they're|we're|you're|is|are|am|i think i'm)\s+(?:going to die|gonna die|dying)\b"
+        r"(?!\s+(?:to|for|of (?:laughter|boredom|embarrassment)))"
+    ),
+    _r(rf"\bhelp\b{_S}{{0,20}}\b(?:dying|die)\b"),
+    _r(r"\bsave (?:me|him|her|them|us)\b"),
+    # "help!", "help me now", "urgent help": a bare "help" asks what the assistant can do
+    _r(r"^\W*(?:please\s+)?help(?:\s+(?:me|us|him|her))?(?:\s+(?:please|someone|anyone))?\s*!"),
+    _r(rf"\bhelp\b{_S}{{0,20}}\b(?:urgent|urgently|asap|immediately|right now|now!)"),
+    _r(rf"\b(?:urgent|urgently|immediate|immediately){_S}{{0,15}}\bhelp\b"),
+    _r(r"^\W*help\W+help\b"),
+]
+
+_CHEST = (
+    r"(?:chest|heart)\s+(?:pain|pains|hurts?|hurting|ache|aching|tightness|pressure|is tight"
+    r"|feels? tight|is paining|paining|feels? heavy|is (?:hurting|killing me|crushing|on fire))"
+    r"|pain\s+in\s+(?:my|his|her|their|the)\s+chest"
+    r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling)?)\s+in\s+(?:my|his|her|their|the)\s+chest"
+    r"|(?:my|his|her) chest (?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
+)
+# What makes chest pain an emergency: breathlessness, sweating, pain that spreads to the arm,
+# jaw or back, feeling faint or sick, or words of severity.
+_CHEST_WITH = [
+    _r(r"\b(?:short(?:ness)? of breath|breathless|out of breath|hard to breathe|struggling to breathe)\b"),
+    _r(r"\b(?:difficulty|trouble|problems?)\s+breathing\b|\bcan't (?:\w+ ){0,2}(?:breathe|breath|breathing)\b"),
+    _r(r"\b(?:sweating|sweaty|sweats|clammy|cold sweat)\b"),
+    _r(rf"\b(?:left |right )?(?:arm|jaw|shoulder|neck)\b{_S}{{0,20}}\b(?:pain|hurts?|hurting|numb|tingling|aching)\b"),
+    _r(rf"\b(?:pain|hurts?|hurting|numb|numbness|tingling)\b{_S}{{0,25}}\b(?:arm|jaw|shoulder|neck)\b"),
+    _r(r"\b(?:spreading|radiating|going|moving|shooting)\s+(?:down|to|into|up)\b"),
+    _r(r"\b(?:dizzy|faint|light-?headed|about to pass out|going to pass out|nauseous|vomiting|throwing up)\b"),
+]
+_CHEST_SEVERE = _r(
+    r"\b(?:severe|crushing|unbearable|terrible|extreme|excruciating|worst|sudden|suddenly|really bad|very bad"
+    r"|intense|massive)\b"
+)
+
+# Acute red flags, each of which is an emergency by itself when it is happening now.
+SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
+    "heart": [
+        _r(r"\bheart attack\b|\bcardiac arrest\b|\bheart (?:has )?stopped\b|\bno pulse\b"),
+    ],
+    "breathing": [
+        # "can't breathe", "cant breath", "I can barely breathe", "can't catch my breath"
+        _r(
+            r"\b(?:can't|unable to|not able to|struggling to|can barely|barely|hardly|could not|couldn't)\s+"
+            r"(?:\w+\s+){0,2}(?:breathe|breath|breathing|get (?:any )?air)\b"
+            r"(?!\s+(?:through|out of) (?:my|his|her|the) nose)"
+        ),
+        _r(r"\b(?:not|isn't|aren't|stopped|stop|no longer|without)\s+breathing\b"),
+        _r(
+            r"\b(?:gasping|fighting)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
+            r"|\bturning blue\b|\blips (?:are |turning )?blue\b"
+        ),
+        _r(r"\bchoking\b"),
+        # asthma that the inhaler does not stop
+        _r(r"\basthma attack\b|\binhaler (?:isn't|is not|not|doesn't|is no longer) (?:working|helping)\b"),
+        _r(r"\b(?:severe|severely|extremely|very)\s+(?:short(?:ness)? of breath|breathless)\b"),
+    ],
+    "stroke": [
+        _r(r"\bstroke\b"),
+        _r(
+            rf"\b(?:face|mouth|smile|eye|lip)\b{_S}{{0,15}}\b(?:drooping|droopy|drooped|droops|dropping|lopsided|fallen|sagging)\b"
+        ),
+        _r(r"\b(?:drooping|droopy|lopsided|sagging)\s+(?:face|mouth|smile)\b"),
+        _r(
+            r"\b(?:slurred|slurring|slurry)\b"
+            r"|\b(?:can't|unable to) (?:speak|talk) (?:properly|clearly|right|normally)\b"
+        ),
+        _r(r"\b(?:speech|words?)\s+(?:is |are )?(?:slurred|jumbled|garbled|coming out wrong)\b"),
+        _r(r"\b(?:can't|unable to) (?:move|lift|feel) (?:my|his|her|their) (?:left|right) (?:arm|leg|side|hand)\b"),
+        _r(rf"\b(?:weak|weakness|numb|numbness|paraly[sz]ed|dead)\b{_S}{{0,12}}\b(?:on|of|down) one side\b"),
+        _r(r"\bone[- ]sided (?:weakness|numbness|paralysis)\b|\bhalf (?:of )?(?:my|his|her) (?:face|body)\b"),
+    ],
+    "unconscious": [
+        _r(
+            r"\b(?:unconscious|unresponsive|not responding|won't wake up|can't wake (?:him|her|them|up)|"
+            r"not waking up|not moving|collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
+        ),
+        # a fall they do not get up from
+        _r(
+            r"\b(?:fell|fallen|fall)(?: down| over)? and "
+            r"(?:is not|isn't|can't|won't|not|cannot) (?:getting up|get up|moving)\b"
+        ),
+    ],
+    "bleeding": [
+        _r(
+            rf"\b(?:bleeding|blood)\b{_S}{{0,30}}\b(?:won't|will not|doesn't|isn't|can't|not|never) (?:stop|stopping)\b"
+        ),
+        _r(r"\bcan't stop (?:the |his |her |my )?(?:bleeding|blood)\b"),
+        _r(
+            r"\b(?:heavy|heavily|severe|severely|lots of|a lot of|badly|profuse|profusely|uncontrolled|"
+            r"uncontrollable|massive|pouring|gushing|spurting)\s+(?:bleeding|blood)\b"
+        ),
+        _r(r"\bbleeding\s+(?:heavily|badly|a lot|profusely|everywhere|non-?stop|so much|out)\b|\bblood everywhere\b"),
+        _r(r"\b(?:vomiting|throwing up|coughing up|coughing|puking)\s+(?:up\s+)?blood\b"),
+    ],
+    "seizure": [
+        _r(
+            r"\b(?:having|having another|had|is in)\s+(?:an?\s+)?"
+            r"(?:seizures?|fits?|convulsions?|epileptic (?:fit|attack))\b"
+        ),
+        _r(r"\b(?:seizing|fitting|convulsing)\b|\bseizures? (?:now|right now|won't stop)\b"),
+        _r(r"\bwon't stop (?:shaking|seizing|fitting|convulsing)\b"),
+    ],
+    "poisoning": [
+        _r(r"\b(?:overdose|overdosed|od'd|od)\b"),
+        _r(
+            rf"\b(?:took|taken|swallowed|ate|eaten|drank|drunk|had)\b{_S}{{0,20}}\b(?:too many|too much|a whole|"
+            r"the whole|all (?:my|his|her|the))\b"
+        ),
+        _r(
+            rf"\b(?:swallowed|drank|drunk|ate|eaten|took|taken)\b{_S}{{0,20}}\b(?:bleach|poison|detergent|pesticide|"
+            r"insecticide|antifreeze|kerosene|weed ?killer|battery|batteries|cleaning (?:liquid|fluid|product))\b"
+        ),
+        _r(r"(?<!food )\bpoison(?:ed|ing)?\b|\bcarbon monoxide\b"),
+    ],
+    "anaphylaxis": [
+        _r(r"\banaphyla\w*|\banaphylactic\b|\bepi-?pen\b"),
+        _r(r"\bthroat (?:is |feels |is getting )?(?:closing|swelling(?: up)?|swollen shut|tightening|closing up)\b"),
+        _r(rf"\b(?:tongue|lips?|face)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up)\b"),
+        _r(r"\b(?:severe|bad|serious)\s+allergic reaction\b|\ballergic reaction\b.*\b(?:breath|throat|swell)"),
+    ],
+}
+
+# --- what makes a match not an emergency now -----------------------------------------------------
+
+# A negation in the few words before a match: "no chest pain", "I don't need an ambulance".
+_NEGATION = re.compile(
+    r"\b(?:no|not|never|without|nor|don't|doesn't|didn't|haven't|hasn't|hadn't|wasn't|weren't|"
+    r"deny|denies|denied|free of|no longer|ruled out|negative for)\b(?:\s+(?!and\b|or\b)[^\s,]+){0,3}\s*$"
+)
+# A negation after it: "the chest pain is gone", "the bleeding has stopped".
+_NEGATED_AFTER = re.compile(
+    r"^\W*(?:\w+\W+){0,3}(?:is|has|was|have|had)?\s*(?:gone|went away|go away|stopped|resolved|passed|better|settled)\b"
+)
+# Said now: these bring a past, general or lasting clause back to the present.
+_NOW = re.compile(
+    r"\b(?:now|right now|just now|currently|at the moment|again|still|suddenly|all of a sudden|this minute|"
+    r"as we speak|happening|i'm having|is having|are having|am having|'s having|keeps?)\b"
+)
+# Said of the past: "last month", "two years ago", "in 2019", "I had a stroke", "after my stroke".
+# "since yesterday" and "since last night" are not past: the thing goes on.
+_PAST = re.compile(
+    r"\b(?:ago|previously|in the past|a while back|history of|used to|once had|years back|survivor|"
+    r"died|passed away|when i was|as a (?:child|kid|baby)|"
+    r"(?<!since )(?<!from )yesterday|(?<!since )(?<!from )last (?:night|week|month|year|time|summer|winter|spring|"
+    r"autumn|fall|weekend|\w+day)|the other day|in (?:19|20)\d\d|(?:after|since) (?:my|his|her|their) "
+    r"(?:stroke|heart attack|seizure|overdose)|had (?:an? |some |bad |severe |mild |my )?"
+    r"(?:stroke|mini[- ]stroke|tia|heart attack|seizure|fit|chest pains?|overdose|allergic reaction|anaphyla\w+))\b"
+)
+# Information about emergencies in general: "what are the signs of a stroke?", "what should I
+# do if someone has a heart attack?". "if my husband ..." is not general: it errs toward the SOS.
+_GENERAL = re.compile(
+    r"\b(?:signs? of|symptoms? of|signs and symptoms|warning signs|what causes|causes of|can \w+ cause|"
+    r"how (?:do|can|would|will) (?:i|you|one|we) (?:know|tell|recognise|recognize|spot|prevent)|"
+    r"how to (?:tell|know|recognise|recognize|spot|treat|prevent|help|give|do)|"
+    r"what (?:is|are) (?:the )?(?:signs?|symptoms?|causes?|risks?|first aid)|first aid|"
+    r"what (?:should|do|can) (?:i|you|one|we) do (?:if|when|in case) (?:someone|somebody|a person|anyone|you|one|"
+    r"a (?:child|baby|man|woman|friend|patient|family member))|"
+    r"if (?:someone|somebody|a person|anyone|you|one) (?:has|have|is|are|gets?|starts?)|what if|in case of|"
+    r"in the event of|in an emergency|what (?:counts|qualifies) as|worried about getting|afraid of (?:having|getting)|"
+    r"risk|prevent\w*|learn|course|training|article|research)\b"
+)
+# Lasting or occasional: a booking, not an SOS ("chest pain when I climb stairs").
+_LASTING = re.compile(
+    r"\b(?:sometimes|often|occasionally|usually|at times|every (?:now and then|so often|morning|night|day|time)|"
+    r"for (?:the (?:last|past) )?(?:a few |a couple of |several |some |many |\d+ |one |two |three |four |five |six )?"
+    r"(?:weeks?|months?|years?)|when(?:ever)? (?:i|he|she) (?:climb|walk|run|exercise|jog|lie down|sleep|work out|"
+    r"go up|breathe|breath|cough|sneeze)|on exertion|at night|lately|chronic|check[- ]?up|follow[- ]?up|"
+    r"rehab\w*|recovery|recovering|medication for|tablets for|pills for|period|periods|menstrual|"
+    r"through (?:my|his|her|the) nose|blocked nose|stuffy nose)\b"
+)
+
+
+@dataclass(frozen=True)
+class Emergency:
+    """Why a message is an emergency request: its group and the words that said it."""
+
+    kind: str  # "request", "chest", or a key of SYMPTOMS
+    said: str
+
+
+def _clauses(text: str) -> list[str]:
+    return [part.strip() for part in _CLAUSE_END.split(text) if part and part.strip()]
+
+
+def _now(clause: str, start: int, end: int, *, request: bool = False) -> bool:
+    """Whether the match at ``start:end`` of ``clause`` is said of now, affirmed."""
+    if _NEGATION.search(clause[:start]) or _NEGATED_AFTER.search(clause[end:]):
+        return False
+    if request:
+        return True  # asked for: a question or a time does not make a request less of one
+    if _NOW.search(clause):
+        return True
+    return not (_PAST.search(clause) or _GENERAL.search(clause) or _LASTING.search(clause))
+
+
+def _found(patterns: list[re.Pattern[str]], clauses: list[str], *, request: bool = False) -> str | None:
+    for clause in clauses:
+        for pattern in patterns:
+            for match in pattern.finditer(clause):
+                if _now(clause, match.start(), match.end(), request=request):
+                    return match.group(0)
+    return None
+
+
+def emergency(text: str) -> Emergency | None:
+    """What makes ``text`` an emergency request now, or None."""
+    said = normalised(text)[:2000]
+    if not said:
+        return None
+    clauses = _clauses(said)
+    # The whole message too: "help!" and "help me now!" end with the mark that makes them urgent.
+    found = _found(REQUEST, [*clauses, said], request=True)
+    if found:
+        return Emergency("request", found)
+    chest = _found([_r(rf"\b(?:{_CHEST})")], clauses)
+    if chest:
+        if _CHEST_SEVERE.search(said) and _found([_CHEST_SEVERE], clauses):
+            return Emergency("chest", chest)
+        with_it = _found(_CHEST_WITH, clauses)
+        if with_it:
+            return Emergency("chest", f"{chest} + {with_it}")
+    for kind, patterns in SYMPTOMS.items():
+        found = _found(patterns, clauses)
+        if found:
+            return Emergency(kind, found)
+    return None
+
+
+def requested(text: str) -> bool:
+    """Whether ``text`` asks for emergency help now (see the module docstring)."""
+    return emergency(text) is not None
+
+
+# --- acting on it ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Started:
+    """What the guard did: the hard SOS (None when none could be started), whether this message
+    created it, and the reply the user reads (rendered from the alert as recorded)."""
+
+    alert: Alert | None
+    created: bool
+    reply: str
+    summary: str  # for the trajectory: what happened, in a line
+
+
+def _seconds_left(alert: Alert) -> int:
+    """Whole seconds until the countdown ends (0 once it has ended, or for another state)."""
+    if alert.state != Alert.State.COUNTDOWN or alert.countdown_ends_at is None:
+        return 0
+    return max(0, math.ceil((alert.countdown_ends_at - timezone.now()).total_seconds()))
+
+
+def _render(name: str, **context) -> str:
+    context |= {"emergency_number": emergency_number(), "sos_page": SOS_PAGE}
+    return " ".join(render_to_string(f"agents/{name}", context).split())
+
+
+def start_sos(user, conversation_id: int | None = None) -> Started:
+    """Start the user's hard SOS exactly as the SOS button does (``health.sos.press``, the function
+    behind ``POST /api/sos/``: the same countdown, cancel, rate limit and start flow), or find the
+    one under way; never raises, so the user is always told something true."""
+    try:
+        alert, created = sos.press(user)
+    except sos.SosRateLimited as exc:
+        return Started(None, False, _render("help_now_not_started.txt", reason=str(exc)), "no SOS: rate limited")
+    except Exception as exc:  # noqa: BLE001  (the user must still be told to call for help)
+        log.error("help-now guard: starting the hard SOS failed (%s)", type(exc).__name__)
+        return Started(None, False, _render("help_now_not_started.txt", reason=""), "no SOS: starting it failed")
+    AlertEvent.objects.create(
+        alert=alert,
+        kind="chat_request",
+        message="Asked for in the assistant chat." if created else "Asked for again in the assistant chat.",
+        data={"conversation": conversation_id, "created": created},
+    )
+    seconds = _seconds_left(alert)
+    if created:
+        reply = _render("help_now_started.txt", seconds=seconds)
+        summary = f"hard SOS #{alert.pk} started, {seconds} s countdown"
+    else:
+        reply = _render("help_now_under_way.txt", seconds=seconds, state=alert.state)
+        summary = f"hard SOS #{alert.pk} already under way ({alert.state}); no second one started"
+    return Started(alert, created, reply, summary)
+
+
+__all__ = ["SOS_PAGE", "Emergency", "Started", "emergency", "normalised", "requested", "start_sos"]

@@ -1,0 +1,295 @@
+"""The help-now guard (agents/help_now.py and its hook in the runtime): a chat message that asks for
+emergency help now starts the hard SOS with the SOS button's own service (the same countdown,
+cancel and guard), without a model call; the user is told what the alert's record says and the
+chat completes. Past, negated, general or lasting mentions go to the model as before."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from agents.help_now import SOS_PAGE, emergency
+from agents.llm.scripted import ScriptedBackend
+from agents.models import Conversation
+from agents.services import post_user_message, start_chat
+from health.models import Alert, AlertEvent, Notification, OutboundMessage
+from tests.agents.helpers import call, end, plan, states
+
+COUNTDOWN = 10
+
+EMERGENCIES = [
+    # the issue's own
+    "I'm having chest pain and can't breathe",
+    "call an ambulance",
+    "help, my husband collapsed and isn't breathing",
+    "I think I'm having a stroke",
+    # explicit requests
+    "Please send an ambulance to my house",
+    "Someone call 911!",
+    "Ring 999, my dad has collapsed",  # British
+    "dial 112 now",
+    "we need paramedics now",
+    "This is an emergency",
+    "help me I'm dying",
+    "HELP!",
+    "SOS",
+    "please send ambulance fast, my father is serious",  # Indian English
+    "Papa ji collapsed, please call ambulance",
+    # typos
+    "cant breath",
+    "chest pian and sweating",
+    "i think im having a hart atack",
+    "emergancy!! need ambulence",
+    "my mum is unconcious",
+    "siezure right now",
+    "bleeding wont stop",
+    # chest pain with what makes it an emergency
+    "my chest hurts and the pain is going down my left arm",
+    "crushing chest pain",
+    "chest is paining and I am breathless",  # Indian English
+    "I feel faint and my chest is tight",
+    # breathing, stroke, unconscious
+    "I can barely breathe",
+    "my baby is choking",
+    "she's turning blue",
+    "my wife's face is drooping and her speech is slurred",
+    "He suddenly can't move his right arm and his words are jumbled",
+    "my grandfather is not responding",
+    "my nan's collapsed in the kitchen",  # British
+    "my husband fell down and is not getting up",
+    # bleeding, seizure, poisoning, anaphylaxis
+    "There's blood everywhere, he cut himself badly",
+    "she's having a seizure",
+    "my son is fitting",  # British
+    "I took too many pills",
+    "my toddler swallowed bleach",  # US
+    "my friend took an overdose",
+    "my throat is closing up, I ate peanuts",
+    "I've been stung and my tongue is swelling",
+    # present again after a past clause; a question about a person now
+    "I had chest pain last week but now I can't breathe",
+    "How do I know if I'm having a heart attack? My left arm hurts and my chest is tight",
+    "my husband is having a stroke, what do I do",
+]
+
+NOT_EMERGENCIES = [
+    # past
+    "I had chest pain last month, book a cardiologist",
+    "Can you book a cardiologist? I had chest pains two weeks ago",
+    "I had a stroke in 2019, I need a neurologist follow-up",
+    "my mother had a stroke, book a neurologist for her",
+    "I fainted yesterday, can I see a doctor?",
+    "I had a heart attack 3 years ago and want a cardiology check-up",
+    "My father died of a heart attack, I want a check-up",
+    # negated
+    "no chest pain",
+    "no I don't have chest pain or shortness of breath",
+    "I don't need an ambulance",
+    "It's not an emergency, but my knee hurts",
+    "the pain in my chest went away",
+    # general questions (decided: information, not a request)
+    "What are the signs of a stroke?",
+    "what should I do if someone has a stroke?",
+    "is this an emergency?",
+    # lasting, or no red flag by itself
+    "I get chest pain when I climb stairs",
+    "I have chest pain, can you book me a cardiologist?",
+    "chest pian when i breath",
+    "my chest feels tight and I keep wheezing",
+    "I've been short of breath for weeks when walking",
+    "I can't breathe through my nose, it's blocked",
+    "I think I have food poisoning",
+    "heavy bleeding during my period",
+    "I need an appointment for my seizure medication",
+    "I'm worried about my stroke risk",
+    # the rest of the assistant's work
+    "update my emergency contact",
+    "what does the SOS button do?",
+    "help",
+    "what can you help me with?",
+    "book me a dermatologist",
+    "remind me to take my blood pressure tablets",
+    "I'm dying to know when my appointment is",
+    "Cancel my appointment with the urologist",
+]
+
+
+@pytest.fixture(autouse=True)
+def ten_second_countdown(settings):
+    settings.SOS_COUNTDOWN_SECONDS = COUNTDOWN
+
+
+def no_model() -> ScriptedBackend:
+    """A model that would loop for ever: the guard must not call it at all."""
+    return ScriptedBackend(
+        planner=itertools.repeat(plan("Vague.", "Ask what is wrong.")),
+        caller=itertools.repeat(call("get_input_from_user", user_id="0", questions="What is wrong?")),
+    )
+
+
+def hard_sos(user) -> list[Alert]:
+    return list(Alert.objects.filter(user=user, kind=Alert.Kind.HARD))
+
+
+def reply(conversation) -> str:
+    return next(s["value"]["parameters"]["message"] for s in reversed(states(conversation)) if s["from"] == "caller")
+
+
+def test_the_tables_are_as_large_as_promised():
+    assert len(EMERGENCIES) >= 30 and len(NOT_EMERGENCIES) >= 20
+
+
+@pytest.mark.parametrize("text", EMERGENCIES)
+def test_an_emergency_starts_exactly_one_hard_sos_with_the_countdown_and_no_model(alice, text):
+    backend = no_model()
+
+    conversation = start_chat(alice, text, backend=backend)
+
+    assert backend.calls == []
+    assert conversation.status == Conversation.Status.COMPLETED
+    [alert] = hard_sos(alice)
+    assert alert.state == Alert.State.COUNTDOWN
+    assert (alert.countdown_ends_at - alert.created_at).total_seconds() == pytest.approx(COUNTDOWN, abs=0.5)
+    # the button's own timeline, and where it was asked for
+    assert [e.kind for e in alert.events.order_by("pk")] == ["pressed", "countdown_started", "chat_request"]
+    assert OutboundMessage.objects.count() == 0, "nothing is sent before the countdown ends"
+    said = reply(conversation)
+    assert said.startswith("I've started an emergency SOS. Unless you cancel it in the next 10 seconds,")
+    assert SOS_PAGE in said and "call 911 now" in said
+
+
+@pytest.mark.parametrize("text", NOT_EMERGENCIES)
+def test_a_message_that_is_no_emergency_goes_to_the_model(alice, text):
+    assert emergency(text) is None
+    backend = ScriptedBackend(planner=[end("Nothing to do.")])
+
+    conversation = start_chat(alice, text, backend=backend)
+
+    assert len(backend.calls) == 1
+    assert conversation.status == Conversation.Status.COMPLETED
+    assert hard_sos(alice) == []
+
+
+def test_the_trajectory_shows_the_guard_and_the_user_gets_a_danger_notification(alice):
+    conversation = start_chat(alice, "call an ambulance", backend=no_model())
+
+    trajectory = states(conversation)
+    assert [s["from"] for s in trajectory] == ["system", "user", "planner", "caller", "observation", "planner"]
+    assert trajectory[2]["value"]["reason"].startswith("Help-now guard: the user asks for emergency help now")
+    alert = Alert.objects.get(user=alice, kind="hard")
+    assert trajectory[3]["value"] == {
+        "tool": "notify_user",
+        "parameters": {"user_id": str(alice.pk), "message": reply(conversation)},
+    }
+    assert trajectory[4]["value"] == {"result": True}
+    assert trajectory[5]["value"]["action"] == "<END>"
+    assert f"hard SOS #{alert.pk} started, 10 s countdown" in trajectory[5]["value"]["reason"]
+    notification = Notification.objects.get(user=alice, data__conversation=conversation.pk)
+    assert (notification.kind, notification.level, notification.data["alert"]) == ("alert", "danger", alert.pk)
+    assert AlertEvent.objects.get(alert=alert, kind="chat_request").data == {
+        "conversation": conversation.pk,
+        "created": True,
+    }
+
+
+def test_through_the_api_the_sos_starts_in_the_request_without_waiting_for_the_worker(alice, alice_api):
+    # No on-commit callback runs here: the worker that would run the model never starts, yet the
+    # SOS is already counting down when the chat request returns, as after a press of the button.
+    response = alice_api.post("/api/conversations/", {"text": "my wife passed out, help"}, format="json")
+
+    assert response.status_code == 201
+    assert Conversation.objects.get(pk=response.data["id"]).status == "completed"
+    [alert] = hard_sos(alice)
+    assert alert.state == "countdown"
+
+
+def test_an_answer_to_a_question_that_is_an_emergency_starts_the_sos(alice):
+    backend = ScriptedBackend(
+        planner=[plan("Need details.", "Ask where it hurts.")],
+        caller=[call("get_input_from_user", user_id=str(alice.pk), questions="Where does it hurt?")],
+    )
+    conversation = start_chat(alice, "I am in pain.", backend=backend)
+    assert conversation.status == "waiting_input"
+
+    conversation = post_user_message(
+        conversation.pk, alice, "my chest, and I'm sweating and can't breathe", backend=backend
+    )
+
+    assert conversation.status == "completed"
+    assert len(backend.calls) == 2, "the model was not asked again"
+    assert [a.state for a in hard_sos(alice)] == ["countdown"]
+
+
+def test_cancel_during_the_countdown_works_for_a_chat_started_sos_as_for_the_button(alice, alice_api, alice_contacts):
+    start_chat(alice, "I think I'm having a stroke", backend=no_model())
+    [alert] = hard_sos(alice)
+
+    response = alice_api.post(f"/api/alerts/{alert.pk}/cancel/")
+
+    assert response.status_code == 200
+    alert.refresh_from_db()
+    assert alert.state == Alert.State.CANCELLED
+    assert OutboundMessage.objects.count() == 0
+    # and the SOS button's own end, during the countdown, cancels the next one too
+    start_chat(alice, "call an ambulance", backend=no_model())
+    second = Alert.objects.get(user=alice, kind="hard", state="countdown")
+    assert alice_api.post(f"/api/sos/{second.pk}/end/").json()["state"] == "cancelled"
+
+
+def test_a_second_emergency_message_does_not_start_a_second_sos(alice):
+    first = start_chat(alice, "call an ambulance", backend=no_model())
+    backend = no_model()
+
+    second = post_user_message(first.pk, alice, "please hurry, he's not breathing", backend=backend)
+    third = start_chat(alice, "I can't breathe", backend=backend)
+
+    assert backend.calls == []
+    [alert] = hard_sos(alice)
+    assert alert.state == "countdown"
+    for conversation in (second, third):
+        assert conversation.status == "completed"
+        assert reply(conversation).startswith("An emergency SOS is already under way, so I have not started another")
+    assert AlertEvent.objects.filter(alert=alert, kind="repeat_press").count() == 2
+
+
+def test_an_sos_already_sent_is_not_said_to_be_counting_down(alice):
+    start_chat(alice, "call an ambulance", backend=no_model())
+    Alert.objects.filter(user=alice, kind="hard").update(state=Alert.State.OPEN)
+
+    conversation = start_chat(alice, "call an ambulance!", backend=no_model())
+
+    said = reply(conversation)
+    assert "The SOS page shows who has been messaged so far" in said
+    assert "ambulance will be alerted" not in said and "sent" not in said.replace("SOS", "")
+
+
+def test_past_the_rate_limit_the_user_is_told_to_call_and_no_sos_is_started(alice, settings):
+    settings.SOS_MAX_PER_HOUR = 0
+
+    conversation = start_chat(alice, "call an ambulance", backend=no_model())
+
+    assert hard_sos(alice) == []
+    assert conversation.status == "completed"
+    said = reply(conversation)
+    assert said.startswith("I could not start an emergency SOS:") and "Please call 911 now" in said
+
+
+def test_a_zero_countdown_says_it_goes_out_now(alice, settings):
+    settings.SOS_COUNTDOWN_SECONDS = 0
+
+    conversation = start_chat(alice, "call an ambulance", backend=no_model())
+
+    said = reply(conversation)
+    assert "being alerted" in said and "cancel" not in said.lower()
+
+
+def test_an_ordinary_request_after_a_help_now_chat_goes_to_the_model(alice):
+    conversation = start_chat(alice, "call an ambulance", backend=no_model())
+    backend = ScriptedBackend(planner=[end("Nothing to do.")])
+
+    conversation = post_user_message(conversation.pk, alice, "What's my next appointment?", backend=backend)
+
+    assert len(backend.calls) == 1
+    assert conversation.status == "completed"
+    assert len(hard_sos(alice)) == 1
