@@ -15,10 +15,14 @@ What counts (each group below has its patterns and the reason for them):
   breathlessness, sweating, arm / jaw pain or fainting (or crushing / severe chest pain), a heart
   attack, can't breathe / not breathing / choking, a stroke or its signs (face drooping, slurred
   speech, weakness on one side), unconscious / collapsed / unresponsive, bleeding that won't stop,
-  a seizure now, an overdose or a poisoning, anaphylaxis (throat closing, swollen tongue).
+  a seizure now, an overdose or a poisoning, anaphylaxis (throat closing, swollen tongue), an
+  injury that needs an ambulance (stabbed, hit by a car, fell from a roof).
 
-What does not (a clause is read as a whole; "now", "again", "still", "right now", "I'm having"
-in the same clause always make it present again):
+The user who types "I passed out" or "I fainted" is awake again: that is a complaint for a
+booking, while "my wife passed out" and "I collapsed and can't get up" are an SOS.
+
+What does not (read per clause: up to a comma, a full stop, "but", "and now"; "now", "again",
+"still", "right now", "I'm having" in the same clause always make it present again):
 
 - negated: "no chest pain", "I don't need an ambulance", "it's not an emergency";
 - past: "I had chest pain last month", "I had a stroke in 2019", "he fainted yesterday";
@@ -139,9 +143,10 @@ def normalised(text: str) -> str:
     return re.sub(r"\s+", " ", said).strip()
 
 
-# A clause: what a negation, a time or a question reaches. A sentence ends it, and so do "but",
-# "and now", "and then": "I had chest pain last week but now I can't breathe" is two clauses.
-_CLAUSE_END = re.compile(r"[.!?;\n]+|\b(?:but|however|although|though)\b|,?\s*\band (?:now|then)\b|,\s*now\b")
+# A clause: what a negation, a time or a question reaches. A sentence ends it, and so do a comma,
+# "but", "and now", "and then": "I had chest pain last week but now I can't breathe" is two clauses,
+# and so is "my father, who had a stroke last year, collapsed" (the past is the stroke's).
+_CLAUSE_END = re.compile(r"[.!?;,\n]+|\b(?:but|however|although|though)\b|\band (?:now|then)\b")
 
 # --- what is an emergency ------------------------------------------------------------------------
 
@@ -159,6 +164,7 @@ REQUEST = [
     _r(rf"\b(?:call|get|send|need|want|request|dispatch|ring|phone|bring|summon|order){_S}{{0,30}}\bambulance\b"),
     _r(rf"\bambulance\b{_S}{{0,20}}\b(?:now|please|pls|plz|asap|quick|quickly|urgent|urgently|immediately|fast)\b"),
     _r(r"^\W*(?:an? |the )?ambulance\W*$"),
+    _r(r"\b(?:nearest|nearby|closest)\s+ambulance\b|\bambulance\s+(?:nearby|near me|near here|near us)\b"),
     # "call 911", "dial 999", "call emergency services", "get the paramedics"
     _r(
         r"\b(?:call|dial|ring|phone|contact|get|need|send)\s+(?:an?\s+|the\s+|some\s+)?"
@@ -197,7 +203,7 @@ _CHEST = (
 # What makes chest pain an emergency: breathlessness, sweating, pain that spreads to the arm,
 # jaw or back, feeling faint or sick, or words of severity.
 _CHEST_WITH = [
-    _r(r"\b(?:short(?:ness)? of breath|breathless|out of breath|hard to breathe|struggling to breathe)\b"),
+    _r(r"\b(?:short(?:ness)? of breath|breathless\w*|out of breath|hard to breathe|struggling to breathe)\b"),
     _r(r"\b(?:difficulty|trouble|problems?)\s+breathing\b|\bcan't (?:\w+ ){0,2}(?:breathe|breath|breathing)\b"),
     _r(r"\b(?:sweating|sweaty|sweats|clammy|cold sweat)\b"),
     _r(rf"\b(?:left |right )?(?:arm|jaw|shoulder|neck)\b{_S}{{0,20}}\b(?:pain|hurts?|hurting|numb|tingling|aching)\b"),
@@ -214,6 +220,7 @@ _CHEST_SEVERE = _r(
 SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     "heart": [
         _r(r"\bheart attack\b|\bcardiac arrest\b|\bheart (?:has )?stopped\b|\bno pulse\b"),
+        _r(r"\b(?:clutching|grabbing|holding) (?:his|her|my|their) chest\b"),
     ],
     "breathing": [
         # "can't breathe", "cant breath", "I can barely breathe", "can't catch my breath"
@@ -225,7 +232,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(r"\b(?:not|isn't|aren't|stopped|stop|no longer|without)\s+breathing\b"),
         _r(
             r"\b(?:gasping|fighting)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
-            r"|\bturning blue\b|\blips (?:are |turning )?blue\b"
+            r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\bturning blue\b|\blips (?:are |turning )?blue\b"
         ),
         _r(r"\bchoking\b"),
         # asthma that the inhaler does not stop
@@ -252,9 +259,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:unconscious|unresponsive|not responding|won't wake up|can't wake (?:him|her|them|up)|"
             r"not waking up|not moving|collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
         ),
-        # a fall they do not get up from
+    ],
+    # a fall they do not get up from (typed by the one who fell, too)
+    "fall": [
         _r(
-            r"\b(?:fell|fallen|fall)(?: down| over)? and "
+            r"\b(?:fell|fallen|fall|collapsed)(?: down| over)? and "
             r"(?:is not|isn't|can't|won't|not|cannot) (?:getting up|get up|moving)\b"
         ),
     ],
@@ -289,11 +298,28 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"insecticide|antifreeze|kerosene|weed ?killer|battery|batteries|cleaning (?:liquid|fluid|product))\b"
         ),
         _r(r"(?<!food )\bpoison(?:ed|ing)?\b|\bcarbon monoxide\b"),
+        _r(
+            r"\b(?:took|taken|swallowed|ate|had)\s+(?:[1-9]\d+|a handful of|loads of|lots of|a bunch of|"
+            r"all of (?:my|his|her|the))\b"
+        ),
+    ],
+    # injuries that need an ambulance whatever else is said
+    "injury": [
+        _r(
+            r"\b(?:fell|fallen|falling) (?:off|from|down) (?:a |the )?(?:roof|ladder|balcony|building|stairs|"
+            r"window|tree|cliff)\b"
+        ),
+        _r(
+            r"\b(?:stabbed|been shot|got shot|gunshot|electrocuted|drowning|drowned|snake ?bite|bitten by a snake|"
+            r"badly burn(?:ed|t)|severe(?:ly)? burn(?:ed|t|s)?|head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
+            r"bike|motorbike|train|vehicle)|car (?:crash|accident)|road accident)\b"
+        ),
     ],
     "anaphylaxis": [
         _r(r"\banaphyla\w*|\banaphylactic\b|\bepi-?pen\b"),
         _r(r"\bthroat (?:is |feels |is getting )?(?:closing|swelling(?: up)?|swollen shut|tightening|closing up)\b"),
-        _r(rf"\b(?:tongue|lips?|face)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up)\b"),
+        # the tongue or lips (a swollen face alone is mumps as often as an allergy)
+        _r(rf"\b(?:tongue|lips?)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up)\b"),
         _r(r"\b(?:severe|bad|serious)\s+allergic reaction\b|\ballergic reaction\b.*\b(?:breath|throat|swell)"),
     ],
 }
@@ -342,7 +368,8 @@ _LASTING = re.compile(
     r"\b(?:sometimes|often|occasionally|usually|at times|every (?:now and then|so often|morning|night|day|time)|"
     r"for (?:the (?:last|past) )?(?:a few |a couple of |several |some |many |\d+ |one |two |three |four |five |six )?"
     r"(?:weeks?|months?|years?)|when(?:ever)? (?:i|he|she) (?:climb|walk|run|exercise|jog|lie down|sleep|work out|"
-    r"go up|breathe|breath|cough|sneeze)|on exertion|at night|lately|chronic|check[- ]?up|follow[- ]?up|"
+    r"go up|breathe|breath|cough|sneeze|lie)|on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
+    r"been having|lately|chronic|check[- ]?up|follow[- ]?up|in the cold|"
     r"rehab\w*|recovery|recovering|medication for|tablets for|pills for|period|periods|menstrual|"
     r"through (?:my|his|her|the) nose|blocked nose|stuffy nose)\b"
 )
@@ -371,10 +398,19 @@ def _now(clause: str, start: int, end: int, *, request: bool = False) -> bool:
     return not (_PAST.search(clause) or _GENERAL.search(clause) or _LASTING.search(clause))
 
 
-def _found(patterns: list[re.Pattern[str]], clauses: list[str], *, request: bool = False) -> str | None:
+# "I passed out", "I fainted": the user who types it is awake again (a booking); "my wife passed out"
+# is an SOS, and so is "I collapsed and can't get up" (the fall pattern).
+_TYPED_BY_THEM = re.compile(r"\bi(?:'ve| have| had)?(?: just| nearly| almost| kind of| sort of)?\s*$")
+
+
+def _found(
+    patterns: list[re.Pattern[str]], clauses: list[str], *, request: bool = False, awake: bool = False
+) -> str | None:
     for clause in clauses:
         for pattern in patterns:
             for match in pattern.finditer(clause):
+                if awake and _TYPED_BY_THEM.search(clause[: match.start()]):
+                    continue
                 if _now(clause, match.start(), match.end(), request=request):
                     return match.group(0)
     return None
@@ -398,7 +434,7 @@ def emergency(text: str) -> Emergency | None:
         if with_it:
             return Emergency("chest", f"{chest} + {with_it}")
     for kind, patterns in SYMPTOMS.items():
-        found = _found(patterns, clauses)
+        found = _found(patterns, clauses, awake=kind == "unconscious")
         if found:
             return Emergency(kind, found)
     return None

@@ -71,6 +71,13 @@ EMERGENCIES = [
     "I had chest pain last week but now I can't breathe",
     "How do I know if I'm having a heart attack? My left arm hurts and my chest is tight",
     "my husband is having a stroke, what do I do",
+    "my father, who had a stroke last year, collapsed",  # the past is the stroke's
+    "Grandpa is clutching his chest and can't talk",
+    "is there an ambulance nearby? my son fell from the roof",
+    "chest pain n breathlessness",
+    "I took 20 paracetamol",
+    "someone's been stabbed",
+    "I collapsed and can't get up",
 ]
 
 NOT_EMERGENCIES = [
@@ -112,6 +119,13 @@ NOT_EMERGENCIES = [
     "remind me to take my blood pressure tablets",
     "I'm dying to know when my appointment is",
     "Cancel my appointment with the urologist",
+    # complaints the symptom bank books for: the user typing it is awake, or it lasts
+    "I passed out",
+    "I fainted out of nowhere",
+    "I stop breathing in my sleep",
+    "my fingertips are turning blue",
+    "my face is swollen near my ears",
+    "I can't breathe when I lie flat",
 ]
 
 
