@@ -95,7 +95,7 @@ def llama_cpp_tokens_per_second(gguf: Path, prompt: str, max_tokens: int, thread
     """llama.cpp's generated tokens/s (prompt included in the time, as ours) on ``prompt``; None if not installed."""
     if importlib.util.find_spec("llama_cpp") is None:
         return None
-    # llama-cpp-python is optional (make llama): imported only where it is installed.
+    # llama-cpp-python is optional (make run installs it): imported only where it is installed.
     import llama_cpp
     import llama_cpp.llama_cpp as api  # what llama_cpp.Llama calls
 

