@@ -18,6 +18,10 @@ What counts (each group below has its patterns and the reason for them):
   a seizure now, an overdose or a poisoning, anaphylaxis (throat closing, swollen tongue), an
   injury that needs an ambulance (stabbed, hit by a car, fell from a roof).
 
+A message in another language (agents.language) is an emergency only when it cries for help or
+for an ambulance ("socorro", "au secours", "bachao", "ambulancia"): it never reaches the
+English-only reply.
+
 The user who types "I passed out" or "I fainted" is awake again: that is a complaint for a
 booking, while "my wife passed out" and "I collapsed and can't get up" are an SOS.
 
@@ -58,6 +62,7 @@ from functools import cache, lru_cache
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from agents import language
 from health import sos
 from health.models import Alert, AlertEvent
 from health.sos.delivery import emergency_number
@@ -191,6 +196,9 @@ REQUEST = [
     _r(rf"\bhelp\b{_S}{{0,20}}\b(?:urgent|urgently|asap|immediately|right now|now!)"),
     _r(rf"\b(?:urgent|urgently|immediate|immediately){_S}{{0,15}}\bhelp\b"),
     _r(r"^\W*help\W+help\b"),
+    # Hindi in Latin letters, in an otherwise English-looking message: "bachao!" (save me),
+    # "ambulance bulao / chahiye / bhejo" (call / need / send an ambulance)
+    _r(r"\bbacha+o+\b|\bambulance (?:bulao|bula do|bulaiye|chahiye|bhejo|bhej do)\b"),
 ]
 
 _CHEST = (
@@ -416,11 +424,23 @@ def _found(
     return None
 
 
+# A cry for help or an ambulance in the languages the language guard recognises (agents.language),
+# and in English amid another language ("ambulance bulao"). Without this the English-only reply
+# would answer them; here they start the SOS, since the assistant cannot ask what was meant.
+_OTHER_LANGUAGE_CRY = re.compile(
+    r"\b(?:ambulance|ambulancia|ambul[aâ]ncia|ambulanza|ambulans|krankenwagen|rettungswagen|notarzt|notruf|"
+    r"samu|socorro|au secours|[àa] l'aide|aiuto|bachao+|bachaao|sos|911|999|112|108)\b"
+)
+
+
 def emergency(text: str) -> Emergency | None:
     """What makes ``text`` an emergency request now, or None."""
     said = normalised(text)[:2000]
     if not said:
         return None
+    if not language.understood(text):
+        cry = _OTHER_LANGUAGE_CRY.search(str(text).lower().replace("\u2019", "'"))
+        return Emergency("request", cry.group(0)) if cry else None
     clauses = _clauses(said)
     # The whole message too: "help!" and "help me now!" end with the mark that makes them urgent.
     found = _found(REQUEST, [*clauses, said], request=True)

@@ -78,6 +78,11 @@ EMERGENCIES = [
     "I took 20 paracetamol",
     "someone's been stabbed",
     "I collapsed and can't get up",
+    # a cry for help in another language: the SOS, not the English-only reply
+    "Llamen una ambulancia, por favor",
+    "Au secours, mon mari ne respire plus",
+    "ambulance bulao jaldi",  # Hindi in Latin letters
+    "bachao!",
 ]
 
 NOT_EMERGENCIES = [
