@@ -302,7 +302,8 @@ class Runtime:
             return False
         # The SOS first: nothing written to the trajectory may delay it.
         started = help_now.start_sos(self.conversation.user, self.conversation.pk)
-        log.info("conversation %s: help-now guard (%s): %s", self.conversation.pk, found.kind, started.summary)
+        # What was said stays out of the log (health data): only what was done.
+        log.info("conversation %s: help-now guard: %s", self.conversation.pk, started.summary)
         self.append(
             "planner",
             {
