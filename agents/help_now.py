@@ -296,7 +296,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(r"\bwon't stop (?:shaking|seizing|fitting|convulsing)\b"),
     ],
     "poisoning": [
-        _r(r"\b(?:overdose|overdosed|od'd|od)\b"),
+        # not a bare "OD": on a prescription it is "once daily"
+        _r(r"\b(?:overdose|overdosed|overdosing|od'd|od-ed|oded)\b|\b(?:an|took an?) od\b"),
         _r(
             rf"\b(?:took|taken|swallowed|ate|eaten|drank|drunk|had)\b{_S}{{0,20}}\b(?:too many|too much|a whole|"
             r"the whole|all (?:my|his|her|the))\b"

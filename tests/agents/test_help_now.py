@@ -131,6 +131,7 @@ NOT_EMERGENCIES = [
     "my fingertips are turning blue",
     "my face is swollen near my ears",
     "I can't breathe when I lie flat",
+    "Amlodipine 5 mg OD, remind me every morning",  # OD: once daily
 ]
 
 
