@@ -333,6 +333,8 @@ AGENT_MAX_STEPS = env_int("AGENT_MAX_STEPS", 24, minimum=1)
 AGENT_CALL_TIMEOUT_SECONDS = env_float("AGENT_CALL_TIMEOUT_SECONDS", 60.0, minimum=1.0)
 # Seconds the model may spend driving an SOS sequence before the guard does the rest at once.
 AGENT_SOS_BUDGET_SECONDS = env_float("AGENT_SOS_BUDGET_SECONDS", 8.0, minimum=0.0)
+# Outside an SOS: the most text messages one conversation may send (each one the user agreed to).
+AGENT_MAX_MESSAGES_PER_CONVERSATION = env_int("AGENT_MAX_MESSAGES_PER_CONVERSATION", 3, minimum=0)
 MODEL_CACHE_DIR = Path(env_str("MODEL_CACHE_DIR", str(DATA_DIR / "model-cache"))).resolve()
 # The triage retrieval index (agents.triage), built from the symptom bank on first use.
 TRIAGE_INDEX_DIR = Path(env_str("TRIAGE_INDEX_DIR", str(DATA_DIR / "triage"))).resolve()

@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 from typing import TypedDict
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from agents.errors import InvalidArguments, NotAuthorised, NotFound, ToolError
 from agents.tools.context import ToolContext
+from agents.tools.interaction import AskUser, clear_yes
 from agents.tools.registry import tool
 from health.messaging.outbox import queue_sms
 from health.models import Alert, AlertEvent, Ambulance, Dispatch, OutboundMessage
@@ -140,7 +142,7 @@ def get_assigned_ambulance(ctx: ToolContext, user_id: str) -> dict:
 @tool
 def send_message(
     ctx: ToolContext, text: str, phone_no: str | None = None, to_emergency_contacts: bool = False
-) -> bool | dict:
+) -> bool | dict | AskUser:
     """Sends a text message to the user's assigned ambulance (phone_no) or to all the user's emergency contacts.
 
     Args:
@@ -152,7 +154,17 @@ def send_message(
         raise InvalidArguments("text must not be empty.")
     if not phone_no and not to_emergency_contacts:
         raise InvalidArguments("Give phone_no or set to_emergency_contacts to true.")
-    recipients: list[tuple[str, str, str]] = []  # (number, name, kind)
+    kind = getattr(ctx.conversation, "kind", None)
+    if ctx.conversation is not None and kind not in _SOS_KINDS:
+        return _ask_before_sending(ctx, text, phone_no, to_emergency_contacts)
+    # An SOS (or a call outside any conversation, which no model makes): sent at once, unasked.
+    recipients = _recipients(ctx, phone_no, to_emergency_contacts)
+    return _queue(ctx, text, recipients)
+
+
+def _recipients(ctx: ToolContext, phone_no: str | None, to_emergency_contacts: bool) -> list[tuple[str, str, str]]:
+    """(number, name, kind) of everyone the message may go to; refuses anyone else and SMS turned off."""
+    recipients: list[tuple[str, str, str]] = []
     if phone_no:
         recipients.append(_authorised_number(ctx, phone_no))
     if to_emergency_contacts:
@@ -163,6 +175,10 @@ def send_message(
     profile = getattr(ctx.user, "profile", None)
     if profile is not None and not profile.sms_opt_in:
         raise NotAuthorised("The user has turned off SMS on their behalf.")
+    return recipients
+
+
+def _queue(ctx: ToolContext, text: str, recipients: list[tuple[str, str, str]]) -> bool | dict:
     conversation_id = getattr(ctx.conversation, "pk", "none")
     phase = _PHASES.get(getattr(ctx.conversation, "kind", ""), OutboundMessage.Phase.NONE)
     not_sent: list[str] = []
@@ -176,7 +192,7 @@ def send_message(
                 body=text,
                 # One key per (conversation, step, recipient): a replayed step
                 # finds the message it already queued.
-                idempotency_key=f"agent:{conversation_id}:{ctx.step_index}:{number}",
+                idempotency_key=_key(conversation_id, ctx.step_index, number),
                 alert=ctx.alert,
                 phase=phase,
             )
@@ -189,6 +205,122 @@ def send_message(
     if not_sent:
         return {"sent": len(recipients) - len(not_sent), "not_sent": not_sent}
     return True
+
+
+def _key(conversation_id: object, step_index: int, number: str) -> str:
+    return f"agent:{conversation_id}:{step_index}:{number}"
+
+
+# --- outside an SOS: the user agrees to each message first, and a conversation sends only a few ------
+
+# The conversations whose messages go out at once: the SOS flows (agents/sos/guard.py drives them).
+_SOS_KINDS = frozenset({"hard_sos_start", "hard_sos_end", "soft_sos"})
+
+
+def _sent_in_conversation(ctx: ToolContext) -> int:
+    """How many messages (one per send_message call, to one or more recipients) this conversation sent."""
+    keys = OutboundMessage.objects.filter(
+        user=ctx.user, idempotency_key__startswith=f"agent:{ctx.conversation.pk}:"
+    ).values_list("idempotency_key", flat=True)
+    return len({key.split(":")[2] for key in keys})
+
+
+def _limit() -> int:
+    return int(getattr(settings, "AGENT_MAX_MESSAGES_PER_CONVERSATION", 3))
+
+
+def _resuming(ctx: ToolContext) -> bool:
+    """True when the runtime calls the tool again to read the user's answer (or the pending question)."""
+    return getattr(ctx.conversation, "status", None) == "waiting_input"
+
+
+def _ask_before_sending(ctx: ToolContext, text: str, phone_no: str | None, to_emergency_contacts: bool) -> AskUser:
+    """Outside an SOS a message leaves only after the user agreed to this text going to these people.
+
+    The tool asks (the run suspends like get_input_from_user) and queues the message only on a clear
+    yes; any other answer queues nothing. It refuses at once when the recipient is not allowed or
+    this conversation already sent AGENT_MAX_MESSAGES_PER_CONVERSATION messages. Called again on
+    resume, it builds the same question; what changed meanwhile makes the answer a "not sent"."""
+    if ctx.conversation.kind != "chat":
+        raise NotAuthorised("Outside an SOS a message needs the user's agreement, and only a chat can ask for it.")
+    try:
+        recipients = _recipients(ctx, phone_no, to_emergency_contacts)
+        if not _resuming(ctx) and _sent_in_conversation(ctx) >= _limit():
+            raise NotAuthorised(
+                f"This conversation already sent {_limit()} messages, the most one conversation may send. "
+                "Nothing was sent."
+            )
+    except ToolError as exc:
+        if not _resuming(ctx):
+            raise
+        problem = str(exc)
+        return AskUser(
+            question="Send this text message?",
+            answer=lambda reply: {"status": "not sent", "message": f"Not sent: {problem}"},
+        )
+    names = _names([name for _number, name, _kind in recipients])
+    question = f'Shall I text {names} this message: "{text.strip()}"? Reply yes to send it, or no.'
+
+    def answer(reply: str) -> dict:
+        if not clear_yes(reply):
+            return {
+                "status": "not sent",
+                "user": reply,
+                "message": f"Not sent: you did not agree to text {names}. Nothing was sent.",
+            }
+        if _sent_in_conversation(ctx) >= _limit() and not _already_queued(ctx, recipients):
+            return {
+                "status": "not sent",
+                "user": reply,
+                "message": f"Not sent: this conversation already sent {_limit()} messages, the most allowed.",
+            }
+        try:
+            with transaction.atomic():
+                _queue(ctx, text, recipients)
+        except ToolError as exc:
+            return {"status": "not sent", "user": reply, "message": f"Not sent: {exc}"}
+        return {"user": reply, **_outbox_status(ctx, recipients)}
+
+    return AskUser(question=question, answer=answer)
+
+
+def _already_queued(ctx: ToolContext, recipients: list[tuple[str, str, str]]) -> bool:
+    keys = [_key(ctx.conversation.pk, ctx.step_index, number) for number, _name, _kind in recipients]
+    return OutboundMessage.objects.filter(idempotency_key__in=keys).exists()
+
+
+_STATUS_WORDS = {
+    OutboundMessage.Status.QUEUED: "queued, not sent yet",
+    OutboundMessage.Status.SENT: "sent",
+    OutboundMessage.Status.FAILED: "failed, not sent",
+    OutboundMessage.Status.NOT_SENT: "not sent",
+}
+
+
+def _outbox_status(ctx: ToolContext, recipients: list[tuple[str, str, str]]) -> dict:
+    """Each recipient's message as the outbox records it: what the user reads is the record's status."""
+    rows = []
+    for number, name, _kind in recipients:
+        message = OutboundMessage.objects.filter(idempotency_key=_key(ctx.conversation.pk, ctx.step_index, number))
+        message = message.first()
+        status = message.status if message is not None else OutboundMessage.Status.NOT_SENT
+        rows.append({"to": name, "status": status})
+    parts = [f"{row['to']}: {_STATUS_WORDS.get(row['status'], row['status'])}" for row in rows]
+    statuses = {row["status"] for row in rows}
+    undelivered = set(OutboundMessage.UNDELIVERED_STATUSES)
+    if statuses == {OutboundMessage.Status.SENT}:
+        overall = "sent"
+    elif statuses <= undelivered:
+        overall = "not sent"
+    elif statuses & undelivered:
+        overall = "partly not sent"
+    else:
+        overall = "queued"
+    return {"status": overall, "messages": rows, "message": f"Your text message to {'; '.join(parts)}."}
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 # Which part of an SOS a message belongs to, by the flow that sends it: the SOS

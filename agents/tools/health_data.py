@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 from django.template.loader import render_to_string
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 from agents.errors import InvalidArguments, NotFound, ToolError
 from agents.tools import said
 from agents.tools.appointments import _parse_date, _parse_time
 from agents.tools.context import ToolContext
+from agents.tools.interaction import AskUser, clear_yes
 from agents.tools.registry import tool
 from agents.tools.transcript import said_in_request
 from health.models import DailyReport, Medication, VitalReading
 from health.reports.generate import as_facts
 from health.reports.generate import build as build_report
+from health.scheduler.lexicon import load_lexicon
 from health.scheduler.schedule import ScheduleError, schedule_medication
 
 _FOOD_TIMINGS = {choice.value for choice in Medication.FoodTiming}
@@ -33,7 +38,7 @@ def set_medication_reminder(
     duration_days: int | None = None,
     food_timing: str | None = None,
     start_date: str | None = None,
-) -> dict:
+) -> dict | AskUser:
     """Adds a medication to the user's list with a daily reminder at each given time.
 
     Args:
@@ -45,6 +50,32 @@ def set_medication_reminder(
         food_timing: One of 'before', 'with', 'after' or 'any' (food).
         start_date: First day, 'YYYY-MM-DD'; today if omitted.
     """
+    try:
+        return _set_medication_reminder(
+            ctx, user_id, medicine_name, times, dose, duration_days, food_timing, start_date
+        )
+    except ToolError as exc:
+        if getattr(ctx.conversation, "status", None) != "waiting_input":
+            raise
+        # Called again to read the user's answer to the lexicon question, and something changed
+        # meanwhile (the day, say): the answer sets nothing, and says so.
+        problem = str(exc)
+        return AskUser(
+            question="Set this medication reminder?",
+            answer=lambda reply: {"status": "not set", "user": reply, "message": f"No reminder was set: {problem}"},
+        )
+
+
+def _set_medication_reminder(
+    ctx: ToolContext,
+    user_id: str,
+    medicine_name: str,
+    times: list[str],
+    dose: str | None,
+    duration_days: int | None,
+    food_timing: str | None,
+    start_date: str | None,
+) -> dict | AskUser:
     ctx.check_user(user_id)
     clock_times = sorted({_parse_time(value) for value in times})
     if not clock_times or len(clock_times) > 12:
@@ -56,17 +87,58 @@ def set_medication_reminder(
     today = ctx.now().astimezone(ctx.tz).date()
     start = _parse_date(start_date) if start_date else today
     defaults = False
+    typed = medicine_name
     if ctx.conversation is not None:
         # In a conversation nothing the user did not say is stored: every argument is checked
         # against the user's words in this request (and their answers to questions about it).
         plan = _as_said(said_in_request(ctx.conversation), medicine_name, dose)
         medicine_name, dose = plan["name"], plan["dose"]
+        typed = split_strength(plan["spoken"])[0]
         duration_days, food_timing = plan["days"], plan["food"]
         clock_times, defaults = list(plan["schedule"].times), plan["schedule"].defaults
         # Another first day only when the user said "tomorrow" (a model copies dates it sees).
         tomorrow = today + dt.timedelta(days=1)
         start = tomorrow if start == tomorrow and plan["tomorrow"] else today
     name, strength = split_strength(medicine_name)
+    fields = {
+        "strength": strength,
+        "dose": dose or "",
+        "clock_times": [f"{t:%H:%M}" for t in clock_times],
+        "default_times": defaults,
+        "food_timing": food_timing,
+        "duration_days": duration_days,
+        "start_date": start,
+    }
+    known = known_medicine(name)
+    if known is not None:
+        result = _store_medication(ctx, known.name, fields)
+        typed = split_strength(typed)[0]
+        if known.corrected or known.name.lower() not in typed.lower():
+            result["read_as"] = f"'{typed}' was read as {known.name}."
+        return result
+    # Not a medicine the lexicon knows: stored only when the user says so in answer to the question.
+    if ctx.conversation is None or getattr(ctx.conversation, "kind", "") != "chat":
+        raise ToolError(f"{name!r} is not in the medicines lexicon and there is no user to ask: no reminder was set.")
+    question = f"I don't know '{name}' as a medicine. Set a reminder for it anyway? Reply yes to set it, or no."
+
+    def answer(reply: str) -> dict:
+        if not clear_yes(reply):
+            return {
+                "status": "not set",
+                "user": reply,
+                "message": f"No reminder was set: '{name}' is not a medicine I know, and you did not confirm it.",
+            }
+        try:
+            with transaction.atomic():
+                return {"user": reply, "not_in_lexicon": True, **_store_medication(ctx, name, fields)}
+        except ToolError as exc:
+            return {"status": "not set", "user": reply, "message": f"No reminder was set: {exc}"}
+
+    return AskUser(question=question, answer=answer)
+
+
+def _store_medication(ctx: ToolContext, name: str, fields: dict[str, Any]) -> dict:
+    strength, start, clock_times = fields["strength"], fields["start_date"], fields["clock_times"]
     with transaction.atomic():
         # A replayed step (or the same medicine again the same day) finds the stored one and leaves
         # it as it is; the summary below is read back from the rows, so it says what is stored.
@@ -79,17 +151,68 @@ def set_medication_reminder(
                     ctx.user,
                     name=name,
                     strength=strength,
-                    dose=dose or "",
+                    dose=fields["dose"],
                     times_per_day=len(clock_times),
-                    clock_times=[f"{t:%H:%M}" for t in clock_times],
-                    default_times=defaults,
-                    food_timing=food_timing,
-                    duration_days=duration_days,
+                    clock_times=clock_times,
+                    default_times=fields["default_times"],
+                    food_timing=fields["food_timing"],
+                    duration_days=fields["duration_days"],
                     start_date=start,
                 )
             except ScheduleError as exc:
                 raise InvalidArguments(str(exc)) from exc
     return {**reminder_summary(Medication.objects.get(pk=medication.pk)), "already_set": not created}
+
+
+# --- the medicines lexicon: is the name a medicine? ---------------------------------------------
+
+# Words around a medicine's name that are not part of it ("Tab Metformin", "Dolo 650 tablets").
+_NOT_NAME = {
+    "tab", "tabs", "tablet", "tablets", "cap", "caps", "capsule", "capsules", "syp", "syrup", "inj",
+    "injection", "susp", "suspension", "drops", "pill", "pills", "my", "the", "medicine", "medication",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class KnownMedicine:
+    """A name the lexicon knows: ``name`` is what to store (the user's spelling when it is in the
+    lexicon as written, else the lexicon's name it is a typo of), ``generic`` its generic name."""
+
+    name: str
+    generic: str
+    corrected: bool = False
+
+
+def known_medicine(name: str) -> KnownMedicine | None:
+    """``name`` looked up in the medicines lexicon (health/scheduler/lexicon.json, which the
+    prescription reader uses): a generic or brand name, a combination of known names ("metformin +
+    glimepiride"), or one typo away from one ("metformn"; two for names of 10 letters or more, first
+    letter the same). None for anything else ("Lottery Ticket")."""
+    lexicon = load_lexicon()
+    text = " ".join(re.sub(r"[^\w\s+&/.-]", " ", str(name).lower()).split())
+    if text in lexicon.names:
+        return KnownMedicine(str(name), lexicon.names[text])
+    core = " ".join(w for w in text.split() if w not in _NOT_NAME and not re.fullmatch(r"[\d.]+", w))
+    if not core:
+        return None
+    if core in lexicon.names:
+        return KnownMedicine(str(name), lexicon.names[core])
+    parts = [p for p in re.split(r"\s*(?:\+|&|/|\band\b|\bwith\b)\s*", core) if p]
+    if len(parts) > 1 and all(part in lexicon.names for part in parts):
+        generics = frozenset(lexicon.names[part] for part in parts)
+        return KnownMedicine(str(name), lexicon.combinations.get(generics, " + ".join(sorted(generics))))
+    if len(core) < 5 or not re.fullmatch(r"[a-z][a-z -]*", core):
+        return None
+    hit = process.extractOne(core, _lexicon_names(), scorer=OSA.distance, score_cutoff=1 if len(core) < 10 else 2)
+    if hit is None or hit[0][0] != core[0]:
+        return None
+    generic = lexicon.names[hit[0]]
+    stored = hit[0] if "-" in generic else generic  # a combination keeps the brand it was typed as
+    return KnownMedicine(stored[:1].upper() + stored[1:], generic, corrected=True)
+
+
+def _lexicon_names() -> list[str]:
+    return sorted(load_lexicon().names)
 
 
 _STRENGTH = re.compile(
@@ -115,12 +238,17 @@ def _as_said(text: str, name: str, dose: str | None) -> dict[str, Any]:
     """The reminder's fields as far as the user said them; ToolError when the user named no
     medicine or gave no schedule (the planner then asks them)."""
     kept_name = said.name_said(name, text)
+    spoken = kept_name
+    if not kept_name:
+        # One of them misspelt: "metformn" typed and "Metformin" called (or the other way round) is
+        # the same medicine when the lexicon reads both as one.
+        kept_name, spoken = _same_medicine_said(name, text)
     if not kept_name:
         raise ToolError(
             f"The user did not name the medicine {name!r}. Use the medicine's name as the user wrote it, "
             "or ask the user which medicine."
         )
-    clause = said.segment_about(kept_name, text)
+    clause = said.segment_about(spoken, text)
     try:
         when = said.schedule(clause) or said.schedule(text)
     except said.ScheduleConflict as exc:
@@ -134,12 +262,30 @@ def _as_said(text: str, name: str, dose: str | None) -> dict[str, Any]:
     said_food = said.food_timing(clause) or said.food_timing(text)
     return {
         "name": kept_name,
+        "spoken": spoken,
         "dose": dose if dose and (said.dose_said(dose, clause) or said.dose_said(dose, text)) else None,
         "schedule": when,
         "days": said_days,
         "food": said_food if said_food in _FOOD_TIMINGS else None,
         "tomorrow": bool(re.search(r"\btomorrow\b", text, re.IGNORECASE)),
     }
+
+
+def _same_medicine_said(name: str, text: str) -> tuple[str, str]:
+    """(the lexicon's spelling of ``name``, the user's word for it) when a word the user wrote is the
+    same medicine in the lexicon, one of the two spellings a typo; ("", "") otherwise."""
+    known = known_medicine(split_strength(name)[0])
+    if known is None:
+        return "", ""
+    for word in dict.fromkeys(said.words(text)):
+        if len(word) < 5 or word in _NOT_NAME:
+            continue
+        found = known_medicine(word)
+        if found is not None and found.generic == known.generic:
+            if not found.corrected:
+                return word[:1].upper() + word[1:], word  # the user's own spelling is right: keep it
+            return (known.name if known.corrected else split_strength(name)[0]), word
+    return "", ""
 
 
 def reminder_summary(medication: Medication) -> dict[str, Any]:

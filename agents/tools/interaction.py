@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,22 @@ class AskUser:
 
     question: str
     answer: Callable[[str], Any] = field(default=_as_is)
+
+
+# A clear yes to a consent question (a text to a contact, a medicine the lexicon does not know):
+# the whole answer is one of these, give or take punctuation and "please"/"thanks". "Yes but not
+# to Eli", "ok?", "sure, later" and anything else are not a yes: nothing is done.
+_CLEAR_YES = re.compile(
+    r"(please\s+)?(yes|yeah|yep|yup|y|sure|ok|okay|confirm|confirmed|go ahead|do it|send it|set it|"
+    r"yes,?\s+(please|send it|set it|go ahead|do it))(\s+please)?(,?\s+thanks?(\s+you)?)?",
+    re.IGNORECASE,
+)
+
+
+def clear_yes(reply: str) -> bool:
+    """True only when ``reply`` is an unambiguous yes (the chat's Confirm button sends "yes")."""
+    text = " ".join(re.sub(r"[.!,]+(\s|$)", r" ", str(reply)).split())
+    return bool(_CLEAR_YES.fullmatch(text))
 
 
 @tool(suspends=True)
