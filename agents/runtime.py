@@ -10,10 +10,11 @@ Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
 on any failure the guard completes the required sequence (agents.sos.guard).
-Chats have three guards of their own that need no model: a message that asks for
+Chats have four guards of their own that need no model: a message that asks for
 emergency help now starts the hard SOS as the SOS button does, before anything
 else (agents.help_now), a message in a language
-the assistant does not understand is answered at once (agents.language), and a
+the assistant does not understand is answered at once (agents.language), so is a
+new request to prescribe, to diagnose or about anything but care (agents.scope), and a
 chat in which the user declined the offered appointment still stores the
 complaint and the referral when the model ended, or failed, without them
 (agents.decline_guard).
@@ -32,7 +33,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agents import decline_guard, help_now, language
+from agents import decline_guard, help_now, language, scope
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.memory.context import planner_memory
 from agents.models import Conversation
@@ -222,7 +223,7 @@ class Runtime:
         """Run until the task ends, a question suspends it, or it fails; return the status."""
         try:
             try:
-                if not (self._help_now() or self._answer_other_language()):
+                if not (self._help_now() or self._answer_other_language() or self._answer_out_of_scope()):
                     self._loop()
             except RunFailed as failure:
                 self._end_failed(str(failure))
@@ -331,19 +332,40 @@ class Runtime:
         if message is None or language.understood(message):
             return False
         log.info("conversation %s: a message in another language got the English-only reply", self.conversation.pk)
-        self.append(
-            "planner",
-            {
-                "reason": "Language guard: the message is not in English, the only language I understand.",
-                "action": "Tell the user that I can only help in English for now.",
-            },
+        self._answer_at_once(
+            "Language guard",
+            "the message is not in English, the only language I understand.",
+            "Tell the user that I can only help in English for now.",
+            language.english_only_reply(),
         )
-        self.execute_call(
-            {"tool": "notify_user", "parameters": {"user_id": self.user_ref, "message": language.english_only_reply()}}
-        )
-        self.append("planner", {"reason": "Language guard: the user was told.", "action": END})
-        self.set_status(Conversation.Status.COMPLETED)
         return True
+
+    def _answer_out_of_scope(self) -> bool:
+        """Answer a new chat request to prescribe, to diagnose or about anything but the patient's care
+        (agents.scope) with what the assistant can do instead, without calling the model: nothing is
+        booked, stored or sent. Answers to the assistant's questions are never refused. True when it did."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        if not self.states or self.states[-1]["from"] != "user":
+            return False
+        kind = scope.out_of_scope(str(self.states[-1]["value"]))
+        if kind is None:
+            return False
+        log.info("conversation %s: an out-of-scope request (%s) got the scope reply", self.conversation.pk, kind)
+        self._answer_at_once(
+            "Scope guard",
+            f"the request is one I do not do ({kind.replace('_', ' ')}): I refer, I never diagnose or prescribe.",
+            "Tell the user what I can do instead.",
+            scope.reply(kind),
+        )
+        return True
+
+    def _answer_at_once(self, guard: str, why: str, action: str, message: str) -> None:
+        """A guard's whole answer: its plan, ``message`` to the user, and the end of the request."""
+        self.append("planner", {"reason": f"{guard}: {why}", "action": action})
+        self.execute_call({"tool": "notify_user", "parameters": {"user_id": self.user_ref, "message": message}})
+        self.append("planner", {"reason": f"{guard}: the user was told.", "action": END})
+        self.set_status(Conversation.Status.COMPLETED)
 
     def _complete_decline(self, reason: str) -> bool:
         """The decline guard (chats): True when it completed and ended the run."""

@@ -315,3 +315,21 @@ def test_ages_of_babies_read_naturally():
             text = phrasing.complaint(rng, colic, templates=[template]).text
             assert "weeks years" not in text and "months years" not in text, text
             assert "year" not in text, text  # a baby's colic never lasts "for almost a year"
+
+
+def test_no_complaint_the_generator_writes_is_refused_as_out_of_scope():
+    """The scope guard must never turn away a patient describing symptoms: every template family,
+    vague openers and typos included, on 3 complaints a disease."""
+    import random
+
+    from agentlab.data import phrasing
+    from agentlab.data.bank import DISEASES
+    from agents.scope import out_of_scope
+
+    rng = random.Random(5)
+    refused = []
+    for disease in DISEASES:
+        texts = [phrasing.complaint(rng, disease, typo_rate=0.05).text for _ in range(3)]
+        texts.append(phrasing.vague_complaint(rng, disease).text)
+        refused += [(text, kind) for text in texts if (kind := out_of_scope(text))]
+    assert not refused, refused[:10]

@@ -77,7 +77,7 @@ def test_another_users_emergency_contact_is_refused(alice, alice_contacts, bob_c
 def test_an_ambulance_that_is_not_assigned_to_the_user_is_refused(alice, ambulances):
     backend = one_call(call("send_message", phone_no=ambulances["near"].phone, text="Come"))
 
-    conversation = start_chat(alice, "Call an ambulance number.", backend=backend)
+    conversation = start_chat(alice, "Text the AMB-NEAR number that I am fine.", backend=backend)
 
     assert "neither the assigned ambulance" in observations(conversation)[0]["error"]
     assert not OutboundMessage.objects.exists()
@@ -100,6 +100,6 @@ def test_a_message_to_the_users_own_contact_is_queued_once_with_a_step_key(alice
 def test_a_chat_cannot_dispatch_an_ambulance(alice, ambulances):
     backend = one_call(call("search_ambulance", location={"latitude": 52.5, "longitude": 13.4}))
 
-    conversation = start_chat(alice, "Send an ambulance.", backend=backend)
+    conversation = start_chat(alice, "Dispatch AMB-NEAR to my address.", backend=backend)
 
     assert observations(conversation) == [{"error": "An ambulance can only be dispatched for the user's hard SOS."}]

@@ -1,0 +1,142 @@
+"""The scope guard (agents/scope.py and the runtime): a new request to prescribe, to diagnose, or
+about anything but the patient's care gets a short, kind answer of what the assistant can do, at
+once and without a model call; nothing is booked, stored or sent. Everything else goes to the model."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from agents import scope
+from agents.llm.scripted import ScriptedBackend
+from agents.services import post_user_message, start_chat
+from health.models import Appointment, Medication, Notification, OutboundMessage, SymptomRecord
+from tests.agents.helpers import call, end, plan, states
+
+OUT_OF_SCOPE = [
+    ("prescribe me antibiotics", scope.PRESCRIBE),
+    ("Can you prescribe something for my cough?", scope.PRESCRIBE),
+    ("give me some painkillers please", scope.PRESCRIBE),
+    ("what medicine should I take for a headache", scope.PRESCRIBE),
+    ("which antibiotic is best for a sore throat", scope.PRESCRIBE),
+    ("can I get a prescription for xanax", scope.PRESCRIBE),
+    ("recommend a good sleeping pill", scope.PRESCRIBE),
+    ("how many paracetamol should i take", scope.PRESCRIBE),
+    ("I need you to prescribe amoxicillin for my son", scope.PRESCRIBE),
+    ("is this mole cancer?", scope.DIAGNOSE),
+    ("Could it be a heart attack?", scope.DIAGNOSE),
+    ("do I have diabetes", scope.DIAGNOSE),
+    ("what disease do I have", scope.DIAGNOSE),
+    ("what's wrong with me", scope.DIAGNOSE),
+    ("diagnose me please", scope.DIAGNOSE),
+    ("is my rash contagious", scope.DIAGNOSE),
+    ("do you think I have covid", scope.DIAGNOSE),
+    ("what's the weather today", scope.OFF_TOPIC),
+    ("tell me a joke", scope.OFF_TOPIC),
+    ("who won the football match", scope.OFF_TOPIC),
+    ("what's the capital of France", scope.OFF_TOPIC),
+    ("write me code in python", scope.OFF_TOPIC),
+    ("what is the bitcoin price", scope.OFF_TOPIC),
+    ("give me a recipe for pasta", scope.OFF_TOPIC),
+    ("translate hello into spanish", scope.OFF_TOPIC),
+]
+
+IN_SCOPE = [
+    "I have a fever and a cough, book me a doctor",
+    "remind me to take metformin twice a day",
+    "I have a photo of my prescription, can you set up reminders?",
+    "my doctor prescribed antibiotics and now I have a rash",
+    "I was prescribed amoxicillin, remind me 3 times a day",
+    "I want to see a dermatologist about a mole",
+    "my headache gets worse when the weather changes",
+    "my joints ache in cold weather",
+    "I feel dizzy after watching the news",
+    "what's my next appointment?",
+    "how was my day?",
+    "how were my vitals today?",
+    "cancel my appointment with the urologist",
+    "9 is too early, do you have something in the afternoon?",
+    "I took my pills this morning",
+    "book me the earliest cardiologist",
+    "I have a lump in my breast",
+    "I keep getting headaches and my vision is blurry",
+    "My son has a fever and a rash",
+    "I need a refill appointment for my prescription",
+    "I'm worried, my chest hurts when I climb stairs",
+    "my stomach hurts after I eat spicy food",
+    "I've been feeling very low and can't sleep",
+    "can you book me a skin doctor for tomorrow",
+    "I have itchy eyes every spring",
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), OUT_OF_SCOPE)
+def test_requests_the_assistant_does_not_do_are_recognised(text, kind):
+    assert scope.out_of_scope(text) == kind
+
+
+@pytest.mark.parametrize("text", IN_SCOPE)
+def test_care_requests_go_to_the_model(text):
+    assert scope.out_of_scope(text) is None
+
+
+@pytest.mark.parametrize("kind", [scope.PRESCRIBE, scope.DIAGNOSE, scope.OFF_TOPIC])
+def test_each_answer_says_what_the_assistant_can_do(kind):
+    answer = scope.reply(kind)
+    assert "{" not in answer and "\n" not in answer
+    assert "specialist" in answer or "booking" in answer
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"), [("prescribe me antibiotics", "prescribe"), ("is this mole cancer?", "diagnose"),
+                       ("what's the weather today", "off_topic")]
+)  # fmt: skip
+def test_an_out_of_scope_request_is_answered_without_the_model_and_nothing_happens(alice, text, kind):
+    # A model that would do harm if asked: the guard must not call it at all.
+    backend = ScriptedBackend(
+        planner=itertools.repeat(plan("The user wants it.", "Do it.")),
+        caller=itertools.repeat(call("store_symptoms", user_id=str(alice.pk), symptoms="cough")),
+    )
+
+    conversation = start_chat(alice, text, backend=backend)
+
+    assert conversation.status == "completed"
+    assert backend.calls == []
+    trajectory = states(conversation)
+    assert [s["from"] for s in trajectory] == ["system", "user", "planner", "caller", "observation", "planner"]
+    answer = scope.reply(kind)
+    assert trajectory[3]["value"] == {
+        "tool": "notify_user",
+        "parameters": {"user_id": str(alice.pk), "message": answer},
+    }
+    assert trajectory[-1]["value"]["action"] == "<END>"
+    assert Notification.objects.filter(user=alice, kind="assistant", body=answer).exists()
+    assert not Appointment.objects.filter(user=alice).exists()
+    assert not SymptomRecord.objects.filter(user=alice, conversation=conversation).exists()
+    assert not Medication.objects.filter(user=alice).exists()
+    assert not OutboundMessage.objects.exists()
+
+
+def test_a_care_request_goes_to_the_model(alice):
+    backend = ScriptedBackend(planner=[end("Nothing to do.")])
+
+    conversation = start_chat(alice, "my doctor prescribed antibiotics and now I have a rash", backend=backend)
+
+    assert conversation.status == "completed"
+    assert len(backend.calls) == 1
+
+
+def test_an_answer_to_a_question_is_never_refused(alice):
+    """Only new requests are checked: "is it cancer?" as the answer to "anything else?" goes on."""
+    backend = ScriptedBackend(
+        planner=[plan("Need details.", "Ask since when."), end("Done.")],
+        caller=[call("get_input_from_user", user_id=str(alice.pk), questions="Anything else?")],
+    )
+    conversation = start_chat(alice, "I have a mole that changed shape.", backend=backend)
+    assert conversation.status == "waiting_input"
+
+    conversation = post_user_message(conversation.pk, alice, "could it be cancer?", backend=backend)
+
+    assert conversation.status == "completed"
+    assert len(backend.calls) == 3, "the model read the answer"
