@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from agents.errors import InvalidArguments, NotAuthorised, NotFound, ToolError
+from agents.models import Conversation
 from agents.tools.context import ToolContext
 from agents.tools.interaction import AskUser, clear_yes
 from agents.tools.registry import tool
@@ -214,7 +215,7 @@ def _key(conversation_id: object, step_index: int, number: str) -> str:
 # --- outside an SOS: the user agrees to each message first, and a conversation sends only a few ------
 
 # The conversations whose messages go out at once: the SOS flows (agents/sos/guard.py drives them).
-_SOS_KINDS = frozenset({"hard_sos_start", "hard_sos_end", "soft_sos"})
+_SOS_KINDS = frozenset({Conversation.Kind.HARD_SOS_START, Conversation.Kind.HARD_SOS_END, Conversation.Kind.SOFT_SOS})
 
 
 def _sent_in_conversation(ctx: ToolContext) -> int:
@@ -231,7 +232,7 @@ def _limit() -> int:
 
 def _resuming(ctx: ToolContext) -> bool:
     """True when the runtime calls the tool again to read the user's answer (or the pending question)."""
-    return getattr(ctx.conversation, "status", None) == "waiting_input"
+    return getattr(ctx.conversation, "status", None) == Conversation.Status.WAITING_INPUT
 
 
 def _ask_before_sending(ctx: ToolContext, text: str, phone_no: str | None, to_emergency_contacts: bool) -> AskUser:
@@ -241,7 +242,7 @@ def _ask_before_sending(ctx: ToolContext, text: str, phone_no: str | None, to_em
     yes; any other answer queues nothing. It refuses at once when the recipient is not allowed or
     this conversation already sent AGENT_MAX_MESSAGES_PER_CONVERSATION messages. Called again on
     resume, it builds the same question; what changed meanwhile makes the answer a "not sent"."""
-    if ctx.conversation.kind != "chat":
+    if ctx.conversation.kind != Conversation.Kind.CHAT:
         raise NotAuthorised("Outside an SOS a message needs the user's agreement, and only a chat can ask for it.")
     try:
         recipients = _recipients(ctx, phone_no, to_emergency_contacts)
@@ -256,7 +257,7 @@ def _ask_before_sending(ctx: ToolContext, text: str, phone_no: str | None, to_em
         problem = str(exc)
         return AskUser(
             question="Send this text message?",
-            answer=lambda reply: {"status": "not sent", "message": f"Not sent: {problem}"},
+            answer=lambda reply: {"status": "not sent", "user": reply, "message": f"Not sent: {problem}"},
         )
     names = _names([name for _number, name, _kind in recipients])
     question = f'Shall I text {names} this message: "{text.strip()}"? Reply yes to send it, or no.'

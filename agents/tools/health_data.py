@@ -13,6 +13,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from agents.errors import InvalidArguments, NotFound, ToolError
+from agents.models import Conversation
 from agents.tools import said
 from agents.tools.appointments import _parse_date, _parse_time
 from agents.tools.context import ToolContext
@@ -55,7 +56,7 @@ def set_medication_reminder(
             ctx, user_id, medicine_name, times, dose, duration_days, food_timing, start_date
         )
     except ToolError as exc:
-        if getattr(ctx.conversation, "status", None) != "waiting_input":
+        if getattr(ctx.conversation, "status", None) != Conversation.Status.WAITING_INPUT:
             raise
         # Called again to read the user's answer to the lexicon question, and something changed
         # meanwhile (the day, say): the answer sets nothing, and says so.
@@ -117,7 +118,7 @@ def _set_medication_reminder(
             result["read_as"] = f"'{typed}' was read as {known.name}."
         return result
     # Not a medicine the lexicon knows: stored only when the user says so in answer to the question.
-    if ctx.conversation is None or getattr(ctx.conversation, "kind", "") != "chat":
+    if ctx.conversation is None or getattr(ctx.conversation, "kind", "") != Conversation.Kind.CHAT:
         raise ToolError(f"{name!r} is not in the medicines lexicon and there is no user to ask: no reminder was set.")
     question = f"I don't know '{name}' as a medicine. Set a reminder for it anyway? Reply yes to set it, or no."
 
