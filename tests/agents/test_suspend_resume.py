@@ -95,7 +95,9 @@ def test_a_step_interrupted_between_call_and_observation_runs_once_when_resumed(
         idempotency_key=f"agent:{conversation.pk}:3:+14155550101",
     )
 
-    status = services.run_conversation(conversation.pk, backend=ScriptedBackend(planner=[end()]))
+    # Outside an SOS the message waits for the user's yes (issue 23): the step asks again.
+    assert services.run_conversation(conversation.pk, backend=ScriptedBackend()) == "waiting_input"
+    status = post_user_message(conversation.pk, alice, "yes", backend=ScriptedBackend(planner=[end()])).status
     again = services.run_conversation(conversation.pk, backend=ScriptedBackend())  # a redelivered task
 
     assert (status, again) == ("completed", "completed")
@@ -121,8 +123,9 @@ def test_a_second_runner_on_the_same_conversation_stops_without_writing_anything
     first = Runtime(conversation, ScriptedBackend(**script))
     second = Runtime(Conversation.objects.get(pk=conversation.pk), ScriptedBackend(**script))
 
-    assert first.run() == "completed"
-    assert second.run() == "completed"  # it read the first runner's outcome
+    assert first.run() == "waiting_input"  # the text waits for the user's yes (issue 23)
+    assert second.run() == "waiting_input"  # it read the first runner's outcome
+    post_user_message(conversation.pk, alice, "yes", backend=ScriptedBackend(planner=[end()]))
 
     assert AgentStep.objects.filter(conversation=conversation).count() == 6
     assert OutboundMessage.objects.count() == 2

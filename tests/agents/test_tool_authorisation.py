@@ -4,7 +4,7 @@ phone numbers are refused before anything is written or sent."""
 from __future__ import annotations
 
 from agents.llm.scripted import ScriptedBackend
-from agents.services import start_chat
+from agents.services import post_user_message, start_chat
 from health.models import Appointment, OutboundMessage, SymptomRecord
 from tests.agents.helpers import call, end, observations, plan, slot_text
 from tests.factories import SymptomRecordFactory
@@ -87,6 +87,8 @@ def test_a_message_to_the_users_own_contact_is_queued_once_with_a_step_key(alice
     backend = one_call(call("send_message", phone_no="+1 415 555 0101", text="I'm fine"))
 
     conversation = start_chat(alice, "Tell Dana I'm fine.", backend=backend)
+    assert not OutboundMessage.objects.exists()  # outside an SOS the user is asked first (issue 23)
+    post_user_message(conversation.pk, alice, "yes", backend=ScriptedBackend(planner=[end()]))
 
     message = OutboundMessage.objects.get()
     assert (message.recipient, message.recipient_kind, message.recipient_name) == (
