@@ -161,3 +161,35 @@ def test_the_chat_fits_a_phone_screen(page, alice, gp_slot, scripted_model):
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow == 0, "nothing may scroll sideways on a phone"
     screenshot(page, "chat-phone")
+
+
+def test_a_text_to_a_contact_waits_for_the_patients_yes_and_says_what_the_outbox_recorded(page, alice, scripted_model):
+    from health.models import OutboundMessage
+    from tests.factories import EmergencyContactFactory
+
+    EmergencyContactFactory(user=alice, name="Dana", phone="+14155550101", priority=1)
+
+    scripted_model(
+        planner=[plan("Alice wants Dana told.", "Text Dana."), end()],
+        caller=[call("send_message", phone_no="+1 415 555 0101", text="I'm home safe")],
+    )
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Chat").click()
+
+    page.get_by_label("Your message").fill("Tell Dana I'm home safe.")
+    page.get_by_role("button", name="Send").click()
+
+    messages = page.get_by_role("log", name="Messages")
+    # The server's question, word for word, with buttons: nothing leaves before the answer.
+    expect(messages.locator(".kind-question")).to_contain_text('Shall I text Dana this message: "I\'m home safe"?')
+    assert not OutboundMessage.objects.exists()
+    screenshot(page, "chat-consent")
+
+    page.get_by_role("button", name="Yes").click()
+
+    expect(messages.locator(".bubble-user").last).to_have_text("You: yes")
+    # What the record says (no SMS provider here: the message is queued or not sent, never "sent").
+    expect(messages.locator(".kind-notice").last).to_contain_text("Your text message to Dana:")
+    expect(page.get_by_role("button", name="Yes")).to_have_count(0)
+    message = OutboundMessage.objects.get()
+    assert message.recipient == "+14155550101" and message.status != "sent"

@@ -40,6 +40,10 @@ function normalize(step) {
 function questionOf(call) {
   const p = call.parameters ?? {};
   if (call.tool === "get_input_from_user") return p.questions ?? "";
+  // Consent questions (agents/tools/emergency.py, health_data.py): the pending one comes from the
+  // server word for word (current.question); an answered one is recalled this way.
+  if (call.tool === "send_message") return `Shall I send this text message: "${p.text ?? ""}"?`;
+  if (call.tool === "set_medication_reminder") return `Set a reminder for ${p.medicine_name ?? "this medicine"}?`;
   // The server words follow-ups this way (agents/tools/interaction.py).
   let text = `You told me about: ${p.current_symptoms}.`;
   if (p.past_complaints?.length) text += ` Earlier you reported: ${p.past_complaints.join("; ")}.`;
@@ -71,9 +75,12 @@ function transcript() {
     } else if (step.role === "caller") {
       lastCall = value;
       const pending = step === last && current?.status === "waiting_input";
-      if (ASKING_TOOLS.has(value.tool) && pending) {
+      // Any tool may wait for the patient: the asking tools, and consent questions (a text to a
+      // contact, a medicine the lexicon does not know) whose words the server sends as current.question.
+      if (pending && (ASKING_TOOLS.has(value.tool) || current.question)) {
         const text = current.question || questionOf(value);
-        items.push({ index: step.index, kind: offer ? "proposal" : "question", text, offer, pending: true });
+        const consent = !ASKING_TOOLS.has(value.tool);
+        items.push({ index: step.index, kind: offer && !consent ? "proposal" : "question", text, offer, consent, pending: true });
         offer = null;
       }
     } else if (step.role === "observation" && lastCall) {
@@ -82,6 +89,12 @@ function transcript() {
         items.push({ index: step.index - 1, kind: offer ? "proposal" : "question", text: questionOf(lastCall), offer, pending: false });
         items.push({ index: step.index, kind: "user", text: answerOf(value.result) });
         offer = null;
+      } else if (typeof value.result?.user === "string") {
+        // A consent question, answered: the question, the answer, then what the record says happened
+        // ("Your text message to Dana: queued, not sent yet.", "Not sent: you did not agree").
+        items.push({ index: step.index - 1, kind: "question", text: questionOf(lastCall), pending: false });
+        items.push({ index: step.index, kind: "user", text: value.result.user });
+        if (value.result.message) items.push({ index: step.index, kind: "notice", text: value.result.message });
       } else if (lastCall.tool === "get_available_specialists" && value.result?.specialist_id) {
         offer = value.result;
       } else if (lastCall.tool === "set_medication_reminder" && value.result?.message) {
@@ -149,6 +162,17 @@ function bubble(item) {
         ),
       );
     }
+  }
+  if (item.consent && item.pending) {
+    // Nothing is sent or set without this answer; the buttons send exactly what typing would.
+    node.append(
+      el(
+        "div",
+        { class: "proposal-actions" },
+        el("button", { type: "button", class: "primary", onclick: () => send("yes") }, "Yes"),
+        el("button", { type: "button", class: "secondary", onclick: () => send("no") }, "No"),
+      ),
+    );
   }
   return node;
 }
