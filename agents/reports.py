@@ -24,17 +24,15 @@ from django.template.loader import render_to_string
 
 from agents.llm.base import BackendError, Message
 from agents.models import AgentStep, Conversation
+from health.models import Appointment, OutboundMessage
 
 PROMPT = Path(__file__).resolve().parent / "prompts" / "daily_report.txt"
 # Tool calls that changed something for the patient, as the report names them.
 DONE = {
     "match_specialization": "found the kind of specialist to see",
-    "book_appointment": "booked an appointment",
-    "confirm_appointment": "confirmed an appointment",
     "save_appointment_history": "saved the appointment to the history",
     "set_medication_reminder": "set a medicine reminder",
     "store_symptoms": "noted the symptoms",
-    "send_message": "sent a text message",
     "search_ambulance": "looked for an ambulance",
 }
 
@@ -60,9 +58,9 @@ def conversation_points(user_id: int, start: dt.datetime, end: dt.datetime) -> l
         for call, answer in itertools.pairwise(steps):
             if call.role != AgentStep.Role.CALLER or answer.role != AgentStep.Role.OBSERVATION:
                 continue
-            phrase = DONE.get((call.payload or {}).get("tool", ""))
             failed = isinstance(answer.payload, dict) and "error" in answer.payload
-            if phrase and not failed and phrase not in done:
+            phrase = None if failed else _what_was_done(conversation, call, answer)
+            if phrase and phrase not in done:
                 done.append(phrase)
         points.append(
             " ".join(
@@ -73,6 +71,45 @@ def conversation_points(user_id: int, start: dt.datetime, end: dt.datetime) -> l
             )
         )
     return points
+
+
+# What a booking or a text did is read from its record, never from the model's call: a slot the
+# tool held is not "booked" until the patient confirms it, and a queued or refused text is not "sent".
+_APPOINTMENT_TOOLS = ("book_appointment", "confirm_appointment")
+_APPOINTMENT_DONE = {"confirmed": "booked an appointment", "completed": "booked an appointment",
+                     "held": "held an appointment slot for you to confirm (not booked yet)"}  # fmt: skip
+_MESSAGE_DONE = {"sent": "sent a text message", "queued": "queued a text message (not sent yet)",
+                 "undelivered": "tried to send a text message that was not delivered"}  # fmt: skip
+
+
+def _what_was_done(conversation: Conversation, call: AgentStep, answer: AgentStep) -> str | None:
+    tool = (call.payload or {}).get("tool", "")
+    result = answer.payload.get("result") if isinstance(answer.payload, dict) else None
+    if tool in _APPOINTMENT_TOOLS:
+        states = set(Appointment.objects.filter(conversation=conversation).values_list("state", flat=True))
+        for state in ("confirmed", "completed", "held"):
+            if state in states:
+                return _APPOINTMENT_DONE[state]
+        return None
+    if tool == "send_message":
+        return _message_done(conversation, call, result)
+    if isinstance(result, dict) and result.get("status") in ("not sent", "not set"):
+        return None  # the user said no, or the tool refused: nothing was done
+    return DONE.get(tool)
+
+
+def _message_done(conversation: Conversation, call: AgentStep, result: Any) -> str | None:
+    rows = OutboundMessage.objects.filter(
+        user_id=conversation.user_id, idempotency_key__startswith=f"agent:{conversation.pk}:{call.index}:"
+    )
+    statuses = set(rows.values_list("status", flat=True))
+    if not statuses:
+        return None  # nothing was queued (declined, over the limit, refused)
+    if OutboundMessage.Status.SENT in statuses:
+        return _MESSAGE_DONE["sent"]
+    if OutboundMessage.Status.QUEUED in statuses:
+        return _MESSAGE_DONE["queued"]
+    return _MESSAGE_DONE["undelivered"]
 
 
 def narrate(facts: dict[str, Any]) -> str | None:

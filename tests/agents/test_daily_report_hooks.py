@@ -13,7 +13,14 @@ from agents.runtime import Runtime
 from health.models import DailyReport
 from health.reports import generate, hooks
 from tests.agents.helpers import BERLIN, call, end, plan
-from tests.factories import AgentStepFactory, ConversationFactory, DeviceFactory, VitalReadingFactory
+from tests.factories import (
+    AgentStepFactory,
+    AppointmentFactory,
+    ConversationFactory,
+    DeviceFactory,
+    OutboundMessageFactory,
+    VitalReadingFactory,
+)
 
 DAY_START = dt.datetime(2026, 3, 2, tzinfo=BERLIN)
 DAY_END = DAY_START + dt.timedelta(days=1)
@@ -43,9 +50,11 @@ def test_each_conversation_of_the_day_is_one_line_of_what_was_done(alice):
     step(chat, 8, "observation", {"result": {}}, noon)
     yesterday = ConversationFactory(user=alice, title="Old question")
     step(yesterday, 0, "user", "Old question", DAY_START - dt.timedelta(hours=1))
+    AppointmentFactory(user=alice, conversation=chat, state="confirmed")
     sos = ConversationFactory(user=alice, kind=Conversation.Kind.HARD_SOS_START)
     step(sos, 0, "caller", {"tool": "send_message", "parameters": {}}, noon)
     step(sos, 1, "observation", {"result": {"status": "queued"}}, noon)
+    OutboundMessageFactory(user=alice, idempotency_key=f"agent:{sos.pk}:0:+14155550100", status="sent")
     bobs = ConversationFactory(title="Bob's chat")
     step(bobs, 0, "user", "Bob's chat", noon)
 
@@ -55,6 +64,37 @@ def test_each_conversation_of_the_day_is_one_line_of_what_was_done(alice):
         "\u201cI have chest pain since morning\u201d: the assistant found the kind of specialist to see, "
         "booked an appointment.",
         "Hard SOS start: the assistant sent a text message.",
+    ]
+
+
+def test_a_held_slot_and_an_undelivered_or_declined_text_are_reported_as_what_the_records_say(alice):
+    """The report reads the appointment and the outbox, not the model's call: a held slot is not
+    "booked", a queued text is not "sent", a text the patient said no to was never sent at all."""
+    noon = DAY_START + dt.timedelta(hours=12)
+    lines = {}
+    for name, appointment, outbox, result in [
+        ("held", "held", None, {"booked": True}),
+        ("queued", None, "queued", {"status": "queued"}),
+        ("failed", None, "not_sent", {"status": "not sent"}),
+        ("declined", None, None, {"status": "not sent", "user": "no", "message": "Not sent: you did not agree."}),
+    ]:
+        chat = ConversationFactory(user=alice, title=name)
+        tool = "book_appointment" if appointment else "send_message"
+        step(chat, 0, "caller", {"tool": tool, "parameters": {}}, noon)
+        step(chat, 1, "observation", {"result": result}, noon)
+        if appointment:
+            AppointmentFactory(user=alice, conversation=chat, state=appointment)
+        if outbox:
+            OutboundMessageFactory(user=alice, idempotency_key=f"agent:{chat.pk}:0:+14155550100", status=outbox)
+        lines[name] = chat
+
+    points = reports.conversation_points(alice.pk, DAY_START, DAY_END)
+
+    assert points == [
+        "\u201cheld\u201d: the assistant held an appointment slot for you to confirm (not booked yet).",
+        "\u201cqueued\u201d: the assistant queued a text message (not sent yet).",
+        "\u201cfailed\u201d: the assistant tried to send a text message that was not delivered.",
+        "\u201cdeclined\u201d.",  # nothing done: the line names the chat only
     ]
 
 
