@@ -30,7 +30,8 @@ __all__ = [
 
 def resolved_choice() -> str:
     """``AGENT_BACKEND`` with ``auto`` resolved: the llama.cpp backend when llama-cpp-python is
-    installed (``make run`` does it once, scripts/ensure_llama.py) and the base model is the default GGUF (it runs nothing else), else transformers."""
+    installed (``make run`` does it once, scripts/ensure_llama.py) and the base model is the default
+    GGUF (it runs nothing else), else transformers."""
     choice = settings.AGENT_BACKEND
     if choice != "auto":
         return choice

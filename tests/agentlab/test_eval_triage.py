@@ -52,5 +52,5 @@ def test_generated_complaints_cover_every_disease_grouped_by_who_examines_first(
 
 
 def test_a_missing_folder_is_a_clear_error(tmp_path):
-    with pytest.raises(CommandError, match="No symptom2disease.csv"):
+    with pytest.raises(CommandError, match=r"No symptom2disease\.csv"):
         call_command("eval_triage", "--generated", "0", "--s2d-dir", str(tmp_path / "nowhere"))
