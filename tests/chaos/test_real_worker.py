@@ -128,7 +128,9 @@ def test_a_report_task_killed_with_its_worker_is_redelivered_and_recorded_once(a
     first_log, second_log = tmp_path / "worker-1.log", tmp_path / "worker-2.log"
     workers = [start_worker(env, first_log)]
     try:
-        sender = Celery(broker=redis_url)
+        # Not the current app: a new current app (no eager mode, no result backend) would be the one
+        # every later test's shared_task.delay() uses.
+        sender = Celery(broker=redis_url, set_as_current=False)
         sender.send_task("health.tasks.write_daily_report", args=[alice.pk, day.isoformat()])
         wait_for(reached.exists, 90, "the worker did not reach the middle of the report", first_log)
         kill_group(workers[0])
