@@ -193,3 +193,21 @@ def test_a_text_to_a_contact_waits_for_the_patients_yes_and_says_what_the_outbox
     expect(page.get_by_role("button", name="Yes")).to_have_count(0)
     message = OutboundMessage.objects.get()
     assert message.recipient == "+14155550101" and message.status != "sent"
+
+
+def test_a_request_to_prescribe_gets_the_scope_answer_in_the_chat(page, alice, scripted_model):
+    """The guard's answer names a specialist: it is the server's template, shown as is (the model's
+    own words about appointments are not), and no booking card claims anything."""
+    from agents import scope
+
+    scripted_model()  # never called
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Chat").click()
+
+    page.get_by_label("Your message").fill("prescribe me antibiotics")
+    page.get_by_role("button", name="Send").click()
+
+    messages = page.get_by_role("log", name="Messages")
+    expect(messages.locator(".kind-notice")).to_have_text(f"Assistant: {scope.reply(scope.PRESCRIBE)}")
+    expect(page.locator(".booking h3")).to_have_count(0)
+    screenshot(page, "chat-scope")

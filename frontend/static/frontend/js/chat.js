@@ -27,6 +27,9 @@ const TIME_ZONE = document.body.dataset.timezone || "UTC";
 // A notice from the model that speaks of an appointment (then the booking card says the truth).
 const ABOUT_APPOINTMENT = /\b(appointments?|book\w*|slot|dr\.?|doctor|specialist|confirmed|held|reserved|scheduled)\b/i;
 let appointmentNotice = false;
+// Planner steps the runtime's guards write (agents/runtime.py, agents/decline_guard.py): what they tell
+// the patient is a server template ("I can't prescribe… I can find you the right specialist"), shown as is.
+const GUARD_STEP = /^(Scope|Language|Decline|Help-now) guard:/;
 let current = null; // the open conversation, as the API returns it
 let steps = new Map(); // index -> step of the open conversation
 let sending = false;
@@ -64,8 +67,10 @@ function transcript() {
   const items = [];
   let lastCall = null;
   let offer = null; // the specialist and slot most recently found
+  let guarded = false; // the step comes from a guard of the runtime (its words are the server's, not the model's)
   for (const step of ordered) {
     const value = step.value ?? {};
+    if (step.role === "planner") guarded = GUARD_STEP.test(value.reason ?? "");
     if (step.role === "user" && current?.kind && current.kind !== "chat" && !items.length) {
       // A system-run conversation (an alert) starts with the request the model reads,
       // not with anything the patient said: show what started it.
@@ -105,7 +110,7 @@ function transcript() {
         const text = p.message || p.symptoms || "";
         // The model's own words about an appointment are not shown: the booking card below says
         // what is recorded (the server words the notification from the record the same way).
-        if (current?.kind === "chat" && ABOUT_APPOINTMENT.test(text)) appointmentNotice = true;
+        if (current?.kind === "chat" && !guarded && ABOUT_APPOINTMENT.test(text)) appointmentNotice = true;
         else items.push({ index: step.index, kind: "notice", text });
       }
       lastCall = null;
