@@ -232,12 +232,7 @@ class Runtime:
             except Exception as exc:  # noqa: BLE001  (the guard must run whatever went wrong)
                 # A bug must not leave an SOS half done, nor a chat stuck "running".
                 # Frames only: an exception's message may quote health data.
-                log.error(
-                    "agent run crashed (conversation %s): %s\n%s",
-                    self.conversation.pk,
-                    type(exc).__name__,
-                    "".join(traceback.format_tb(exc.__traceback__)),
-                )
+                self._log_crash("agent run", exc)
                 self._end_failed("the runtime crashed" if self.guard is not None else "internal error")
         except ConcurrentRun:
             # Stop without writing: the other runner completes the run (and,
@@ -278,12 +273,7 @@ class Runtime:
         except ConcurrentRun:
             raise
         except Exception as exc:  # noqa: BLE001  (the run tries again; the request must not fail)
-            log.error(
-                "help-now guard crashed (conversation %s): %s\n%s",
-                self.conversation.pk,
-                type(exc).__name__,
-                "".join(traceback.format_tb(exc.__traceback__)),
-            )
+            self._log_crash("help-now guard", exc)
             return False
 
     def _help_now(self) -> bool:
@@ -360,6 +350,16 @@ class Runtime:
         )
         return True
 
+    def _log_crash(self, what: str, exc: BaseException) -> None:
+        """A bug's log line: its kind and frames only, as an exception's message may quote health data."""
+        log.error(
+            "%s crashed (conversation %s): %s\n%s",
+            what,
+            self.conversation.pk,
+            type(exc).__name__,
+            "".join(traceback.format_tb(exc.__traceback__)),
+        )
+
     def _answer_at_once(self, guard: str, why: str, action: str, message: str) -> None:
         """A guard's whole answer: its plan, ``message`` to the user, and the end of the request."""
         self.append("planner", {"reason": f"{guard}: {why}", "action": action})
@@ -374,12 +374,7 @@ class Runtime:
         except ConcurrentRun:
             raise
         except Exception as exc:  # noqa: BLE001  (a guard's bug must not hide how the run ended)
-            log.error(
-                "decline guard crashed (conversation %s): %s\n%s",
-                self.conversation.pk,
-                type(exc).__name__,
-                "".join(traceback.format_tb(exc.__traceback__)),
-            )
+            self._log_crash("decline guard", exc)
             return False
 
     # --- the loop -------------------------------------------------------------------
@@ -474,13 +469,7 @@ class Runtime:
         except Exception as exc:  # noqa: BLE001  (one broken tool must not stop an SOS sequence)
             # A bug in a tool: its writes were rolled back with the savepoint;
             # the model (or the guard) sees a failed step and goes on.
-            log.error(
-                "tool %s crashed (conversation %s): %s\n%s",
-                tool.name,
-                self.conversation.pk,
-                type(exc).__name__,
-                "".join(traceback.format_tb(exc.__traceback__)),
-            )
+            self._log_crash(f"tool {tool.name}", exc)
             self.append("observation", {"error": f"{tool.name} failed unexpectedly ({type(exc).__name__})."})
             return "error"
 
