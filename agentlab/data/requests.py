@@ -1,0 +1,920 @@
+"""Patient requests per use case, for measuring the first step (decide before acting).
+
+Each use case has template families written the way a patient or a family member types: lower
+case, no punctuation, British and US spellings, polite padding, and typos on a third of them
+(``phrasing.add_typos``). A family is a handful of templates with slots (a specialist, a day, a
+medicine, a relative); symptom complaints come from the phrasing engine's own template families
+(``phrasing.complaint``).
+
+The families of a use case are split in two: ``dev`` (the guards' authors may read its misreads)
+and ``test`` (held out: its texts are never printed). The two splits share no template, so a rule
+fitted to the dev phrasings is measured on phrasings it was not written from. A few mixed requests
+("cancel tuesday and book me a skin doctor instead") are labelled by their first action.
+
+Deterministic: the requests of a use case and split depend only on the seed and ``per_case``.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from agentlab.data import phrasing
+from agentlab.data.bank import DISEASES, SYMPTOMS
+
+SEED = 20261125
+SPLITS = ("dev", "test")
+USE_CASES = (
+    "help_now",
+    "out_of_scope",
+    "appointments_list",
+    "appointments_cancel",
+    "appointments_reschedule",
+    "book_symptoms",
+    "book_constraint",
+    "medicines",
+    "my_health",
+)
+TYPO_SHARE = 1 / 3
+TYPO_RATE = 0.08
+_REDRAWS = 8
+
+
+@dataclass(frozen=True)
+class Request:
+    text: str
+    use_case: str
+    split: str
+    family: str
+
+
+# --------------------------------------------------------------------------- slots
+
+_SHE = ("my mum", "my mom", "my wife", "my daughter", "my grandmother", "my nan", "my sister", "my mother")
+_HE = ("my dad", "my husband", "my son", "my grandad", "my grandpa", "my brother", "my father")
+_SPECIALISTS = (
+    "dermatologist",
+    "skin doctor",
+    "urologist",
+    "cardiologist",
+    "heart doctor",
+    "GP",
+    "doctor",
+    "eye doctor",
+    "ophthalmologist",
+    "ENT",
+    "ear nose and throat doctor",
+    "gynaecologist",
+    "gynecologist",
+    "neurologist",
+    "physio",
+    "dietitian",
+    "dietician",
+    "orthopaedic doctor",
+    "orthopedist",
+    "psychiatrist",
+    "paediatrician",
+    "pediatrician",
+    "endocrinologist",
+    "rheumatologist",
+    "gastroenterologist",
+    "general physician",
+)
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_PARTS = ("morning", "afternoon", "evening")
+_WHEN = (
+    "tomorrow",
+    "today",
+    "on friday",
+    "next tuesday",
+    "this week",
+    "next week",
+    "on monday morning",
+    "on the 14th",
+    "thursday afternoon",
+    "this afternoon",
+)
+_TIMES = ("9", "9am", "9:30", "10 o'clock", "half past two", "2pm", "3:15", "4 pm", "8.30", "11am")
+_PERIODS = ("this week", "today", "last night", "yesterday", "this month", "over the last few days", "since monday")
+_MEDS = (
+    "metformin",
+    "lisinopril",
+    "atorvastatin",
+    "amlodipine",
+    "levothyroxine",
+    "omeprazole",
+    "paracetamol",
+    "acetaminophen",
+    "ibuprofen",
+    "my inhaler",
+    "vitamin d",
+    "warfarin",
+    "aspirin",
+    "sertraline",
+    "ramipril",
+    "my blood pressure tablets",
+)
+_FREQS = (
+    "twice a day",
+    "once a day",
+    "every morning",
+    "every 8 hours",
+    "three times a day",
+    "at night",
+    "before bed",
+    "with breakfast",
+    "morning and evening",
+    "every other day",
+)
+_DOSES = ("500mg", "10 mg", "one tablet", "two puffs", "20mg", "5mg", "1000 mg")
+_NAMES = ("Patel", "Smith", "Okafor", "Nguyen", "Garcia", "Khan", "Murphy", "Rossi", "Kowalski", "Silva")
+_PLACES = ("the town centre", "downtown", "my house", "the station", "Leeds", "Brooklyn", "work")
+_DRUGS = ("amoxicillin", "antibiotics", "tramadol", "codeine", "diazepam", "viagra", "sleeping pills", "xanax")
+_MINOR = ("a cold", "my sore throat", "a headache", "my back", "hay fever", "a UTI", "my cough", "period pain")
+_VITALS = ("heart rate", "blood pressure", "oxygen", "oxygen saturation", "temperature", "pulse", "resting heart rate")
+
+_SLOTS: dict[str, Callable[[random.Random], str]] = {
+    "she": lambda rng: rng.choice(_SHE),
+    "he": lambda rng: rng.choice(_HE),
+    "rel": lambda rng: rng.choice(_SHE + _HE),
+    "poss": lambda rng: rng.choice(_SHE + _HE) + "'s",
+    "spec": lambda rng: rng.choice(_SPECIALISTS),
+    "spec2": lambda rng: rng.choice(_SPECIALISTS),
+    "day": lambda rng: rng.choice(_DAYS),
+    "day2": lambda rng: rng.choice(_DAYS),
+    "part": lambda rng: rng.choice(_PARTS),
+    "when": lambda rng: rng.choice(_WHEN),
+    "time": lambda rng: rng.choice(_TIMES),
+    "period": lambda rng: rng.choice(_PERIODS),
+    "med": lambda rng: rng.choice(_MEDS),
+    "freq": lambda rng: rng.choice(_FREQS),
+    "dose": lambda rng: rng.choice(_DOSES),
+    "name": lambda rng: rng.choice(_NAMES),
+    "place": lambda rng: rng.choice(_PLACES),
+    "drug": lambda rng: rng.choice(_DRUGS),
+    "minor": lambda rng: rng.choice(_MINOR),
+    "vital": lambda rng: rng.choice(_VITALS),
+}
+_SLOT = re.compile(r"\{(\w+)\}")
+
+
+def fill(template: str, rng: random.Random) -> str:
+    """``template`` with each ``{slot}`` drawn from its list (a slot named twice is drawn twice)."""
+    return _SLOT.sub(lambda match: _SLOTS[match.group(1)](rng), template)
+
+
+# --------------------------------------------------------------------------- families
+
+
+@dataclass(frozen=True)
+class Family:
+    """Templates written one way ("a relative's appointment", "the formal register")."""
+
+    name: str
+    templates: tuple[str, ...]
+
+    def write(self, rng: random.Random) -> str:
+        return _surface(rng, fill(rng.choice(self.templates), rng))
+
+
+# Complaints whose symptoms may be an emergency now are help-now requests, not bookings: the
+# book_symptoms use case keeps to complaints without these (the label must not depend on the guard).
+_RED_FLAGS = frozenset(
+    {
+        "chest_pain",
+        "chest_pressure",
+        "chest_tightness",
+        "radiating_arm_pain",
+        "shortness_of_breath",
+        "rapid_breathing",
+        "stridor",
+        "throat_swelling",
+        "seizures",
+        "slurred_speech",
+        "facial_droop",
+        "one_sided_weakness",
+        "confusion",
+        "fainting",
+        "vomiting_blood",
+        "unusual_bleeding",
+    }
+)
+
+
+@cache
+def _red_flag_terms() -> frozenset[str]:
+    return frozenset(SYMPTOMS[key].clinical for key in _RED_FLAGS if key in SYMPTOMS)
+
+
+@dataclass(frozen=True)
+class ComplaintFamily:
+    """A template family of the phrasing engine: a first message about symptoms, for a booking."""
+
+    name: str
+    templates: tuple[str, ...]  # the phrasing engine's family id, alone
+
+    def write(self, rng: random.Random) -> str:
+        red_flags = _red_flag_terms()
+        for _ in range(50):
+            found = phrasing.complaint(rng, rng.choice(DISEASES), templates=self.templates)
+            if not red_flags & set(found.symptoms):
+                break
+        return found.text if rng.random() >= TYPO_SHARE else phrasing.add_typos(rng, found.text, TYPO_RATE)
+
+
+def _complaints(ids: Iterable[str]) -> tuple[ComplaintFamily, ...]:
+    return tuple(ComplaintFamily(f"complaint:{tid}", (tid,)) for tid in ids)
+
+
+# The phrasing engine's families, alternately dev and test (the same split every time).
+_COMPLAINT_DEV = _complaints(phrasing.TEMPLATE_IDS[0::2])
+_COMPLAINT_TEST = _complaints(phrasing.TEMPLATE_IDS[1::2])
+
+_F = Family
+FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
+    "help_now": {
+        "dev": (
+            _F(
+                "ask_for_an_ambulance",
+                (
+                    "Call an ambulance",
+                    "Please call an ambulance now",
+                    "I need an ambulance",
+                    "Get an ambulance to my house please",
+                    "call 911",
+                    "Ring 999 please, quickly",
+                    "Send help now, this is an emergency",
+                    "SOS",
+                    "Help me please, I'm dying",
+                    "we need an ambulance at home right now",
+                ),
+            ),
+            _F(
+                "chest_and_breath",
+                (
+                    "I have chest pain and I can't breathe",
+                    "My chest hurts and I can't catch my breath",
+                    "crushing pain in my chest",
+                    "I think I'm having a heart attack",
+                    "Chest pain going down my left arm and I'm sweating",
+                    "my chest is really tight and I can't breathe properly",
+                    "bad chest pain and I feel like I'm going to pass out",
+                ),
+            ),
+            _F(
+                "someone_collapsed",
+                (
+                    "{rel} collapsed and isn't breathing",
+                    "{rel} just collapsed on the floor",
+                    "{rel} is unconscious",
+                    "{rel} has passed out and I can't wake them",
+                    "{rel} is not responding, what do I do",
+                    "{rel} fainted and isn't waking up",
+                ),
+            ),
+            _F(
+                "breathing_now",
+                (
+                    "I can't breathe",
+                    "{rel} can't breathe",
+                    "{rel} is choking",
+                    "my throat is closing up",
+                    "{rel} is struggling to breathe and going blue",
+                    "I'm having an asthma attack and my inhaler isn't working",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "stroke_signs",
+                (
+                    "I think {she} is having a stroke",
+                    "{she}'s face is drooping and her speech is slurred",
+                    "{he} can't lift his right arm and he's slurring his words",
+                    "{he} suddenly can't speak properly and one side of his face has dropped",
+                    "stroke symptoms right now, {rel}",
+                ),
+            ),
+            _F(
+                "bleeding_and_injury",
+                (
+                    "I cut my hand badly and the bleeding won't stop",
+                    "{he} fell off a ladder and can't get up",
+                    "{she} fell down the stairs and is not moving",
+                    "{rel} has been hit by a car",
+                    "{he} has been stabbed",
+                    "there's blood everywhere and it won't stop bleeding",
+                ),
+            ),
+            _F(
+                "poison_allergy_seizure",
+                (
+                    "{rel} swallowed a whole bottle of pills",
+                    "{he} took an overdose",
+                    "my son drank bleach",
+                    "my lips and tongue are swelling up after eating peanuts",
+                    "{she} is having a seizure right now",
+                    "{rel} is fitting and it won't stop",
+                    "anaphylaxis, need help now",
+                ),
+            ),
+            _F(
+                "plain_cry",
+                (
+                    "emergency!! please help",
+                    "help me now!",
+                    "Please send an ambulance to my address, {rel} is very ill",
+                    "I need emergency help",
+                    "it's an emergency, call 112",
+                    "call the paramedics",
+                ),
+            ),
+        ),
+    },
+    "out_of_scope": {
+        "dev": (
+            _F(
+                "prescribe",
+                (
+                    "prescribe me antibiotics",
+                    "Can you prescribe me something for {minor}",
+                    "can you give me some antibiotics for my throat",
+                    "Can I get a prescription for {drug}",
+                    "What medicine should I take for {minor}?",
+                    "send me some strong painkillers",
+                ),
+            ),
+            _F(
+                "off_topic",
+                (
+                    "What's the weather tomorrow?",
+                    "tell me a joke",
+                    "who won the football last night",
+                    "What is the capital of France",
+                    "write me a poem about cats",
+                    "what's the weather going to be like {when}",
+                    "any good films on tonight",
+                ),
+            ),
+            _F(
+                "diagnose",
+                (
+                    "Is this mole cancer?",
+                    "do I have diabetes",
+                    "what's wrong with me",
+                    "Could this lump be a tumour?",
+                    "is it cancer",
+                    "Am I dying?",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "diagnose_asked_otherwise",
+                (
+                    "do you think I have covid",
+                    "could my rash be an infection",
+                    "what disease do I have",
+                    "am I diabetic",
+                    "can you diagnose my rash",
+                    "Is this lump a tumor?",
+                    "do you think {rel} has dementia",
+                ),
+            ),
+            _F(
+                "which_medicine",
+                (
+                    "which antibiotic should I take for a UTI",
+                    "how many paracetamol can I take",
+                    "recommend a good sleeping pill",
+                    "can you order me some {drug}",
+                    "what pills can I take for {minor}",
+                    "Could you get me a prescription for {drug}?",
+                ),
+            ),
+            _F(
+                "anything_else",
+                (
+                    "what's the latest news",
+                    "give me a recipe for lasagne",
+                    "help me with my maths homework",
+                    "Translate this into Spanish for me",
+                    "what's the bitcoin price today",
+                    "who is the prime minister",
+                    "Can you check the traffic on my way to work?",
+                ),
+            ),
+        ),
+    },
+    "appointments_list": {
+        "dev": (
+            _F(
+                "next_appointment",
+                (
+                    "What's my next appointment?",
+                    "When is my next appointment",
+                    "do I have any appointments coming up",
+                    "When am I next seeing the doctor?",
+                    "whens my next appt",
+                ),
+            ),
+            _F(
+                "with_a_specialist",
+                (
+                    "When is my appointment with the {spec}?",
+                    "where is my {spec} appointment",
+                    "What time am I seeing the {spec}",
+                    "which clinic is my {spec} appointment at",
+                    "When do I see the {spec} again?",
+                ),
+            ),
+            _F(
+                "in_a_period",
+                (
+                    "Do I have anything booked {period}?",
+                    "have I got any appointments this week",
+                    "what appointments do I have next week",
+                    "am I booked in with anyone {when}",
+                ),
+            ),
+            _F(
+                "mixed_list_first",
+                (
+                    "what's my next appointment and can you remind me to take my {med}",
+                    "When is my {spec} appointment? Also I need to book a GP",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "a_relatives",
+                (
+                    "When is {poss} appointment?",
+                    "what time is {poss} appointment with the {spec}",
+                    "can you tell me where {poss} next appointment is",
+                    "does {rel} have any appointments {when}",
+                ),
+            ),
+            _F(
+                "all_of_them",
+                (
+                    "list my appointments",
+                    "Show me all my upcoming appointments",
+                    "what have I got coming up",
+                    "my appointments?",
+                    "can you remind me when my appointments are",
+                ),
+            ),
+            _F(
+                "a_detail",
+                (
+                    "What's the address for my appointment on {day}?",
+                    "is my appointment on {day} at {time}?",
+                    "did I book the {spec} for {day}",
+                    "who am I seeing on {day}",
+                    "How do I get to my appointment tomorrow?",
+                    "which doctor is my appointment with",
+                ),
+            ),
+            _F(
+                "mixed_check_first",
+                (
+                    "Check when my {spec} appointment is and book {rel} in too",
+                    "do I have an appointment {when}? if not book me a {spec}",
+                ),
+            ),
+        ),
+    },
+    "appointments_cancel": {
+        "dev": (
+            _F(
+                "cancel_plainly",
+                (
+                    "Please cancel my appointment with the {spec}",
+                    "cancel my {spec} appointment",
+                    "I need to cancel my appointment on {day}",
+                    "Can you cancel the appointment I have {when}?",
+                    "cancel my appointment",
+                ),
+            ),
+            _F(
+                "cannot_make_it",
+                (
+                    "I can't make it {when}, please cancel",
+                    "I won't be able to come to my appointment {when}",
+                    "Something came up and I can't make my {spec} appointment",
+                    "i cant go to my appointment {when} so please cancel it",
+                    "I can't make it tomorrow",
+                ),
+            ),
+            _F(
+                "terse",
+                (
+                    "cancel {day}'s",
+                    "cancel tuesday's",
+                    "Cancel it",
+                    "cancel the {time} one",
+                    "cancel {day} please",
+                ),
+            ),
+            _F(
+                "mixed_cancel_first",
+                (
+                    "cancel {day} and book me a skin doctor instead",
+                    "Cancel my {spec} appointment and find me a {spec2} instead",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "a_relatives",
+                (
+                    "cancel {poss} appointment {when}",
+                    "{rel} is unwell and can't make the appointment {when}, can you cancel it",
+                    "I need to cancel {poss} {spec} appointment",
+                ),
+            ),
+            _F(
+                "formal",
+                (
+                    "I would like to cancel my appointment with Dr {name} on {day}.",
+                    "Could you please cancel my booking for {day} at {time}?",
+                    "Kindly cancel my appointment scheduled for {day}.",
+                    "I am writing to cancel my appointment with the {spec}.",
+                ),
+            ),
+            _F(
+                "no_longer_needed",
+                (
+                    "I don't need the {spec} appointment any more",
+                    "I'm feeling better so I don't need my appointment {when}",
+                    "call off my appointment on {day}",
+                    "scrap the {spec} appointment",
+                    "please drop my {day} appointment, it'll have to be cancelled",
+                    "my appointment {when} can be canceled",
+                ),
+            ),
+            _F(
+                "mixed_cancel_then_book",
+                (
+                    "cancel my appointment {when} and book me a {spec} for next week instead",
+                    "Cancel the {spec} and get me a {spec2} please",
+                ),
+            ),
+        ),
+    },
+    "appointments_reschedule": {
+        "dev": (
+            _F(
+                "move_to",
+                (
+                    "Move my {spec} appointment to {day} {part}",
+                    "can I move my appointment to {day} {part}",
+                    "Please reschedule my appointment to {when}",
+                    "move my appointment with the {spec} to next week",
+                ),
+            ),
+            _F(
+                "another_time_same_day",
+                (
+                    "{time} is too early, can I come later the same day?",
+                    "can I come in a bit later on {day}",
+                    "is there anything earlier than {time} on {day} instead of my slot",
+                    "can I come at {time} instead",
+                ),
+            ),
+            _F(
+                "push_or_bring_forward",
+                (
+                    "push my appointment back a week",
+                    "Can we push my {day} appointment back an hour?",
+                    "Bring my appointment forward to {day}",
+                    "can you push back my {spec} appointment",
+                ),
+            ),
+            _F(
+                "mixed_move_first",
+                ("move my {spec} appointment to {day} and remind me the day before",),
+            ),
+        ),
+        "test": (
+            _F(
+                "change_it",
+                (
+                    "I need to change my appointment time",
+                    "Can I change my {spec} appointment to {day} {part}?",
+                    "change the time of my appointment on {day} to {time}",
+                    "I'd like to change the date of my appointment",
+                ),
+            ),
+            _F(
+                "another_day",
+                (
+                    "can I do {day} instead of {day2}",
+                    "I'd rather come on {day} {part} if possible, not my current slot",
+                    "Could I swap my appointment to a different day?",
+                    "is there a slot on {day} instead of my current one",
+                ),
+            ),
+            _F(
+                "a_relatives",
+                (
+                    "can you move {poss} appointment to {when}",
+                    "{rel} can't do the morning, can we make the appointment in the afternoon",
+                    "reschedule {poss} {spec} appointment please",
+                ),
+            ),
+            _F(
+                "postpone",
+                (
+                    "can you rebook my appointment for next week",
+                    "postpone my {spec} appointment",
+                    "delay my appointment by two days",
+                    "Please postpone my appointment {when} to a later date",
+                ),
+            ),
+        ),
+    },
+    "book_symptoms": {
+        "dev": (
+            *_COMPLAINT_DEV,
+            _F(
+                "short_ask",
+                (
+                    "I've had a sore throat for a week, can I see a doctor?",
+                    "my knee has been swollen for days, I need to see someone",
+                    "got a rash on my arm that won't go away, can you book me in",
+                    "I keep getting headaches, who should I see?",
+                ),
+            ),
+        ),
+        "test": (
+            *_COMPLAINT_TEST,
+            _F(
+                "a_relative_unwell",
+                (
+                    "{he} has had a bad cough for two weeks, can he see a doctor",
+                    "{she} has a painful swollen ankle, can we get an appointment",
+                    "my daughter has an earache and a temperature, who can see her?",
+                    "{rel} keeps getting dizzy when standing up, please find a doctor",
+                ),
+            ),
+        ),
+    },
+    "book_constraint": {
+        "dev": (
+            _F(
+                "see_a_specialist",
+                (
+                    "I want to see a {spec} on {day} {part}",
+                    "I'd like to see a {spec}",
+                    "I need to see a {spec} {when}",
+                    "can I see a {spec} please",
+                ),
+            ),
+            _F(
+                "earliest",
+                (
+                    "earliest {spec}",
+                    "When is the earliest {spec} available?",
+                    "first available {spec} please",
+                    "soonest appointment with a {spec}",
+                ),
+            ),
+            _F(
+                "book_me",
+                (
+                    "Book me a {spec} for {day} {part}",
+                    "book an appointment with a {spec}",
+                    "Can you book me in with the {spec} {when}?",
+                    "book me a GP for {day} morning",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "for_a_relative",
+                (
+                    "can you book {rel} in with a {spec}",
+                    "I need an appointment for {rel} with a {spec} {when}",
+                    "{rel} needs to see a {spec}, anything {when}?",
+                ),
+            ),
+            _F(
+                "with_a_condition",
+                (
+                    "I need a {spec} near {place}",
+                    "a female {spec} please, afternoons only",
+                    "any {spec} after {time} on {day}?",
+                    "I can only do mornings, find me a {spec}",
+                    "I'd prefer Dr {name} if she's free {when}",
+                ),
+            ),
+            _F(
+                "is_anyone_free",
+                (
+                    "are there any {spec}s free {when}",
+                    "Is there a {spec} available on {day}?",
+                    "do you have a {spec} with availability {when}",
+                    "can I get an appointment with a {spec} before {day}",
+                ),
+            ),
+        ),
+    },
+    "medicines": {
+        "dev": (
+            _F(
+                "remind_me",
+                (
+                    "Remind me to take {med} {freq}",
+                    "set a reminder for my {med} {freq}",
+                    "Can you remind me to take my {med} at {time}?",
+                    "remind me about my {med} {freq} please",
+                ),
+            ),
+            _F(
+                "today",
+                (
+                    "What doses do I have today?",
+                    "what medicines do I need to take today",
+                    "Which pills have I got left to take today",
+                    "what's my medication schedule",
+                ),
+            ),
+            _F(
+                "taken",
+                (
+                    "I took my morning pill",
+                    "I've taken my {med}",
+                    "just took my {med}",
+                    "mark my {med} as taken",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "prescription_photo",
+                (
+                    "I have a photo of my prescription",
+                    "can I upload a picture of my prescription",
+                    "Here's a scan of my prescription from Dr {name}",
+                    "I'll send a pic of my meds list",
+                ),
+            ),
+            _F(
+                "doctor_started_me",
+                (
+                    "My doctor prescribed {med} {dose} {freq}, can you add it?",
+                    "I've been put on {med} {freq}, please add a reminder",
+                    "the hospital started me on {med} {dose}",
+                    "new medication: {med} {dose} {freq}",
+                ),
+            ),
+            _F(
+                "missed_or_stopped",
+                (
+                    "I forgot my {med} this morning",
+                    "did I take my evening tablets?",
+                    "stop the reminders for {med}",
+                    "I missed my dose last night",
+                    "I've stopped taking {med}, please remove it",
+                ),
+            ),
+            _F(
+                "a_relatives",
+                (
+                    "remind {rel} to take {med} {freq}",
+                    "has {rel} taken the morning tablets today",
+                    "set up {poss} medication reminders",
+                ),
+            ),
+        ),
+    },
+    "my_health": {
+        "dev": (
+            _F(
+                "my_day",
+                (
+                    "How was my day?",
+                    "how was my day yesterday",
+                    "Give me a summary of my day",
+                    "how am I doing today",
+                ),
+            ),
+            _F(
+                "sleep",
+                (
+                    "How did I sleep?",
+                    "how did i sleep last night",
+                    "how much sleep did I get this week",
+                    "was my sleep any better {period}",
+                ),
+            ),
+            _F(
+                "vitals",
+                (
+                    "What was my heart rate {period}?",
+                    "How were my vitals today",
+                    "what's my blood pressure been like {period}",
+                    "show me my {vital} {period}",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "reports",
+                (
+                    "show me my health report",
+                    "Send me my weekly report",
+                    "what does my daily report say",
+                    "any alerts about my health {period}?",
+                ),
+            ),
+            _F(
+                "trends",
+                (
+                    "is my heart rate higher than usual",
+                    "has my blood pressure gone up {period}",
+                    "How many steps did I do {period}?",
+                    "compare my sleep this week to last week",
+                    "is my {vital} normal",
+                ),
+            ),
+            _F(
+                "a_relatives",
+                (
+                    "how did {rel} sleep last night",
+                    "How are {poss} vitals today?",
+                    "how was {poss} day",
+                    "what was {poss} {vital} {period}",
+                ),
+            ),
+        ),
+    },
+}
+
+
+# --------------------------------------------------------------------------- surface
+
+_OPENERS = ("hi ", "hello, ", "Hi there. ", "hey ", "Good morning, ", "sorry to bother you but ", "um ", "ok so ")
+_CLOSERS = (" please", " thanks", ", thank you", " thank you x", " cheers", " pls", " asap", " thx")
+# Marks dropped when typing fast; a full stop inside a time ("8.30") and an apostrophe are handled apart.
+_PUNCTUATION = re.compile(r"[!?,;\"()]|\.(?!\d)")
+_STARTS_WITH_I = re.compile(r"I\b")
+
+
+def _surface(rng: random.Random, text: str) -> str:
+    """How it gets typed: padding, lower case, no punctuation, typos (each on some requests)."""
+    if rng.random() < 0.3:
+        keep = _STARTS_WITH_I.match(text) or not text[1:2].islower()  # "I'd like", "SOS", "GP"
+        text = rng.choice(_OPENERS) + (text if keep else text[0].lower() + text[1:])
+    if rng.random() < 0.25:
+        text = text.rstrip(".?!") + rng.choice(_CLOSERS)
+    if rng.random() < 0.4:
+        text = text.lower()
+    if rng.random() < 0.25:
+        text = _PUNCTUATION.sub("", text)
+        if rng.random() < 0.5:
+            text = text.replace("'", "")
+    if rng.random() < TYPO_SHARE:
+        text = phrasing.add_typos(rng, text, TYPO_RATE)
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def families(use_case: str, split: str) -> tuple[Family | ComplaintFamily, ...]:
+    """The template families of ``use_case`` in ``split``."""
+    if use_case not in FAMILIES:
+        raise ValueError(f"unknown use case {use_case!r}")
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}")
+    return FAMILIES[use_case][split]
+
+
+def generate(per_case: int, seed: int = SEED, splits: Iterable[str] = SPLITS) -> list[Request]:
+    """``per_case`` requests of every use case in each of ``splits``, families taken in turn."""
+    if per_case < 1:
+        raise ValueError("per_case must be at least 1")
+    out: list[Request] = []
+    for split in splits:
+        for use_case in USE_CASES:
+            # Its own generator: a use case's requests do not change when another's templates do.
+            rng = random.Random(f"{seed}/{use_case}/{split}")
+            chosen = families(use_case, split)
+            offset = rng.randrange(len(chosen))
+            seen: set[str] = set()
+            for i in range(per_case):
+                family = chosen[(offset + i) % len(chosen)]
+                # A few more draws for a text not written yet: a small family runs out of new ones.
+                for _ in range(_REDRAWS):
+                    text = family.write(rng)
+                    if text.lower() not in seen:
+                        break
+                seen.add(text.lower())
+                out.append(Request(text, use_case, split, family.name))
+    return out

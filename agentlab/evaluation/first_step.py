@@ -1,0 +1,191 @@
+"""The first step alone: what the chat runtime's deterministic guards decide before the model runs.
+
+Each generated request (agentlab.data.requests) goes through the guards in the runtime's order,
+and the first that acts decides:
+
+1. ``help_now``: agents.help_now.emergency finds an emergency (the hard SOS starts);
+2. ``other_language``: agents.language.understood says it is not English (the English-only reply);
+3. ``out_of_scope``: agents.scope.out_of_scope refuses it (prescribe, diagnose, off topic);
+4. ``appointments_list`` / ``_cancel`` / ``_reschedule``: the appointments desk
+   (agents.appointment_desk.read) answers it. Where the desk does not exist, it never does;
+5. ``model``: none did, so the language model gets it.
+
+Scored per split as a confusion matrix (rows: use case, columns: decision) and the share of each
+use case decided as it should be (booking, medicines and "my health" belong to the model). Misread
+texts are kept for the dev split only: the test split's texts never leave this module.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from agentlab.data.requests import USE_CASES, Request
+from agents import help_now, language, scope
+from health.management import demo
+from health.models import Specialization
+
+HELP_NOW = "help_now"
+OTHER_LANGUAGE = "other_language"
+OUT_OF_SCOPE = "out_of_scope"
+MODEL = "model"
+DESK_KINDS = ("list", "cancel", "reschedule")
+DECISIONS = (
+    HELP_NOW,
+    OTHER_LANGUAGE,
+    OUT_OF_SCOPE,
+    *(f"appointments_{kind}" for kind in DESK_KINDS),
+    MODEL,
+)
+EXPECTED = {
+    "help_now": HELP_NOW,
+    "out_of_scope": OUT_OF_SCOPE,
+    "appointments_list": "appointments_list",
+    "appointments_cancel": "appointments_cancel",
+    "appointments_reschedule": "appointments_reschedule",
+    "book_symptoms": MODEL,
+    "book_constraint": MODEL,
+    "medicines": MODEL,
+    "my_health": MODEL,
+}
+# Decisions that take a request away from the model's care: a false one blocks a patient.
+REFUSALS = frozenset({OTHER_LANGUAGE, OUT_OF_SCOPE})
+
+Decider = Callable[[str], str]
+
+
+def desk_reader() -> Callable[[str], object] | None:
+    """agents.appointment_desk.read, or None while there is no desk (the model gets everything)."""
+    try:
+        from agents.appointment_desk import read
+    except ImportError:
+        return None
+    return read
+
+
+@contextmanager
+def directory() -> Iterator[None]:
+    """A transaction, rolled back at the end, in which the specializations directory exists: the
+    desk reads the specializations (and their synonyms) a request names from the database. An empty
+    database gets the demo directory, without slots; one that has a directory is read as it is.
+    Without a desk nothing reads the database, and it is not opened."""
+    if desk_reader() is None:
+        yield
+        return
+    with transaction.atomic():
+        if not Specialization.objects.exists():
+            demo.seed_directory(demo.SeedResult(), now=timezone.now(), days=0)
+        yield
+        transaction.set_rollback(True)
+
+
+def decide(message: str) -> str:
+    """The deterministic layer's decision for a new chat request, in the runtime's order."""
+    if help_now.emergency(message) is not None:
+        return HELP_NOW
+    if not language.understood(message):
+        return OTHER_LANGUAGE
+    if scope.out_of_scope(message) is not None:
+        return OUT_OF_SCOPE
+    read = desk_reader()
+    found = read(message) if read is not None else None
+    if found is not None:
+        return f"appointments_{found.kind}"
+    return MODEL
+
+
+@dataclass(frozen=True)
+class Misread:
+    use_case: str
+    decision: str
+    family: str
+    text: str
+
+
+@dataclass
+class SplitScore:
+    split: str
+    matrix: dict[str, dict[str, int]] = field(default_factory=dict)  # use case -> decision -> count
+    misreads: list[Misread] = field(default_factory=list)  # dev only
+    seconds: float = 0.0
+
+    def add(self, request: Request, decision: str) -> None:
+        row = self.matrix.setdefault(request.use_case, {})
+        row[decision] = row.get(decision, 0) + 1
+        if decision != EXPECTED[request.use_case] and self.split == "dev":
+            self.misreads.append(Misread(request.use_case, decision, request.family, request.text))
+
+    def cases(self, use_case: str | None = None) -> int:
+        rows = [self.matrix.get(use_case, {})] if use_case else list(self.matrix.values())
+        return sum(sum(row.values()) for row in rows)
+
+    def right(self, use_case: str | None = None) -> int:
+        names = [use_case] if use_case else list(self.matrix)
+        return sum(self.matrix.get(name, {}).get(EXPECTED[name], 0) for name in names)
+
+    def accuracy(self, use_case: str | None = None) -> float:
+        cases = self.cases(use_case)
+        return self.right(use_case) / cases if cases else 0.0
+
+    def decided(self, decisions: Iterable[str], *, outside: str | None = None) -> int:
+        """Requests decided as one of ``decisions``, of use cases other than ``outside``."""
+        wanted = set(decisions)
+        return sum(
+            count
+            for name, row in self.matrix.items()
+            if name != outside
+            for decision, count in row.items()
+            if decision in wanted
+        )
+
+    @property
+    def false_sos(self) -> int:
+        """Requests of another use case that would start the hard SOS."""
+        return self.decided([HELP_NOW], outside="help_now")
+
+    @property
+    def refused_care(self) -> int:
+        """Requests of the assistant's own use cases that a guard would refuse (scope or language)."""
+        return self.decided(REFUSALS, outside="out_of_scope")
+
+    def columns(self) -> list[str]:
+        """The decisions in their order, with any other a desk returned after them."""
+        seen = {decision for row in self.matrix.values() for decision in row}
+        return [*DECISIONS, *sorted(seen - set(DECISIONS))]
+
+    def as_dict(self) -> dict:
+        return {
+            "cases": self.cases(),
+            "right": self.right(),
+            "accuracy": round(self.accuracy(), 4),
+            "false_sos": self.false_sos,
+            "refused_care": self.refused_care,
+            "seconds": round(self.seconds, 1),
+            "use_cases": {
+                name: {
+                    "expected": EXPECTED[name],
+                    "cases": self.cases(name),
+                    "right": self.right(name),
+                    "decisions": dict(sorted(self.matrix[name].items())),
+                }
+                for name in USE_CASES
+                if name in self.matrix
+            },
+        }
+
+
+def evaluate(requests: Iterable[Request], decider: Decider = decide) -> dict[str, SplitScore]:
+    """The decisions on ``requests``, scored per split (in the order the splits first appear)."""
+    scores: dict[str, SplitScore] = {}
+    for request in requests:
+        score = scores.setdefault(request.split, SplitScore(request.split))
+        started = time.perf_counter()
+        decision = decider(request.text)
+        score.seconds += time.perf_counter() - started
+        score.add(request, decision)
+    return scores

@@ -1,0 +1,150 @@
+"""The first-step evaluation: generated requests per use case, and what the guards decide before the model."""
+
+from __future__ import annotations
+
+import json
+import sys
+from types import SimpleNamespace
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from agentlab.data import requests as generated
+from agentlab.evaluation import first_step
+
+HELP_NOW = "I have chest pain and I can't breathe, call an ambulance"
+
+
+def _templates(use_case: str, split: str) -> set[str]:
+    return {t for family in generated.families(use_case, split) for t in family.templates}
+
+
+def test_the_generator_is_deterministic_by_seed():
+    first = generated.generate(3, seed=5)
+    assert first == generated.generate(3, seed=5)
+    assert [r.text for r in first] != [r.text for r in generated.generate(3, seed=6)]
+    # A split's requests do not depend on which other splits are generated with it.
+    assert [r for r in first if r.split == "test"] == generated.generate(3, seed=5, splits=["test"])
+
+
+def test_every_use_case_is_in_both_splits_from_disjoint_template_families():
+    made = generated.generate(4)
+    for use_case in generated.USE_CASES:
+        dev, test = generated.families(use_case, "dev"), generated.families(use_case, "test")
+        assert abs(len(dev) - len(test)) <= 1, use_case  # about half each
+        assert not {f.name for f in dev} & {f.name for f in test}, use_case
+        assert not _templates(use_case, "dev") & _templates(use_case, "test"), use_case
+        for split, families in (("dev", dev), ("test", test)):
+            mine = [r for r in made if r.use_case == use_case and r.split == split]
+            assert len(mine) == 4
+            assert {r.family for r in mine} <= {f.name for f in families}
+    with pytest.raises(ValueError):
+        generated.generate(0)
+
+
+def test_every_expected_decision_is_a_decision():
+    assert set(first_step.EXPECTED) == set(generated.USE_CASES)
+    assert set(first_step.EXPECTED.values()) <= set(first_step.DECISIONS)
+
+
+def test_a_decider_that_always_says_model_never_catches_help_now():
+    scores = first_step.evaluate(generated.generate(2), decider=lambda text: first_step.MODEL)
+
+    dev, test = scores["dev"], scores["test"]
+    for score in (dev, test):
+        assert score.accuracy("help_now") == 0.0
+        assert score.accuracy("out_of_scope") == 0.0
+        assert score.accuracy("my_health") == 1.0
+        assert score.false_sos == 0 and score.refused_care == 0
+        assert score.right() == 2 * 4  # the four use cases of the model, two each
+    assert {m.use_case for m in dev.misreads} == {
+        "help_now",
+        "out_of_scope",
+        "appointments_list",
+        "appointments_cancel",
+        "appointments_reschedule",
+    }
+    assert all(m.text for m in dev.misreads)
+    assert test.misreads == []  # the test split's texts are never kept
+
+
+def test_a_decider_that_sees_emergencies_everywhere_is_counted_as_false_sos_and_refusals():
+    sos = first_step.evaluate(generated.generate(1, splits=["dev"]), decider=lambda text: first_step.HELP_NOW)["dev"]
+    refuse = first_step.evaluate(generated.generate(1, splits=["dev"]), decider=lambda text: first_step.OUT_OF_SCOPE)[
+        "dev"
+    ]
+
+    assert sos.accuracy("help_now") == 1.0 and sos.false_sos == len(generated.USE_CASES) - 1
+    assert refuse.refused_care == len(generated.USE_CASES) - 1  # every use case but out_of_scope itself
+    assert refuse.matrix["medicines"] == {first_step.OUT_OF_SCOPE: 1}
+
+
+def test_the_guards_decide_in_the_runtimes_order(monkeypatch):
+    monkeypatch.setattr(first_step, "desk_reader", lambda: None)  # the model gets what no guard takes
+
+    assert first_step.decide(HELP_NOW) == first_step.HELP_NOW
+    # Help now comes first: a prescription request with an emergency still starts the SOS.
+    assert first_step.decide("give me antibiotics, I can't breathe") == first_step.HELP_NOW
+    assert first_step.decide("Hola, necesito una cita con el médico por favor") == first_step.OTHER_LANGUAGE
+    assert first_step.decide("tell me a joke") == first_step.OUT_OF_SCOPE
+    assert first_step.decide("cancel my appointment with the urologist") == first_step.MODEL
+    assert first_step.decide("remind me to take metformin twice a day") == first_step.MODEL
+
+
+def test_the_desks_kind_is_the_decision_after_the_other_guards(monkeypatch):
+    monkeypatch.setattr(first_step, "desk_reader", lambda: lambda text: SimpleNamespace(kind="cancel"))
+
+    assert first_step.decide("cancel tuesday's") == "appointments_cancel"
+    assert first_step.decide(HELP_NOW) == first_step.HELP_NOW
+    assert first_step.decide("what's the weather tomorrow") == first_step.OUT_OF_SCOPE
+
+
+@pytest.mark.django_db
+def test_a_help_now_request_lands_in_the_help_now_column():
+    request = generated.Request(HELP_NOW, "help_now", "dev", "hand-written")
+    booking = generated.Request("I'd like to see a dermatologist on friday afternoon", "book_constraint", "dev", "x")
+
+    with first_step.directory():
+        score = first_step.evaluate([request, booking])["dev"]
+
+    assert score.matrix == {"help_now": {first_step.HELP_NOW: 1}, "book_constraint": {first_step.MODEL: 1}}
+    assert score.accuracy() == 1.0 and score.misreads == []
+
+
+@pytest.mark.django_db
+def test_the_command_prints_the_matrix_and_never_a_test_text(tmp_path, capsys):
+    out = tmp_path / "first_step.json"
+
+    call_command("eval_first_step", "--per-case", "2", "--show-misreads", "--json", str(out))
+
+    printed = capsys.readouterr().out
+    assert "First step, dev split:" in printed and "First step, test split:" in printed
+    assert "| use case" in printed and "| desk: reschedule |" in printed and "| model" in printed
+    for use_case in generated.USE_CASES:
+        assert f"| {use_case} " in printed
+    assert "Help now caught:" in printed and "Misreads on the dev split" in printed
+    dev_texts = {r.text for r in generated.generate(2, splits=["dev"])}
+    test_texts = [r.text for r in generated.generate(2, splits=["test"]) if len(r.text) > 20]
+    assert test_texts and not [t for t in test_texts if t in printed and t not in dev_texts]
+    report = json.loads(out.read_text())
+    assert report["test"]["cases"] == 2 * len(generated.USE_CASES)
+    assert report["dev"]["use_cases"]["help_now"]["expected"] == "help_now"
+    assert not [t for t in test_texts if t in out.read_text()]
+
+
+@pytest.mark.django_db
+def test_misreads_are_listed_for_dev_only_and_bad_sizes_are_refused(capsys):
+    call_command("eval_first_step", "--per-case", "1", "--split", "test", "--show-misreads")
+
+    printed = capsys.readouterr().out
+    assert "Misreads are listed for the dev split only." in printed and "dev split:" not in printed
+    with pytest.raises(CommandError, match="--per-case"):
+        call_command("eval_first_step", "--per-case", "0")
+
+
+def test_without_a_desk_module_nothing_is_intercepted_and_the_database_is_not_opened(monkeypatch):
+    monkeypatch.setitem(sys.modules, "agents.appointment_desk", None)  # its import fails
+
+    assert first_step.desk_reader() is None
+    with first_step.directory():  # no django_db mark: a query here would fail the test
+        assert first_step.decide("please cancel my appointment with the urologist") == first_step.MODEL
