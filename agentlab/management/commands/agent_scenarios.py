@@ -5,9 +5,13 @@
     python manage.py agent_scenarios --file var/agent_data/scenarios_test.jsonl --unseen 6 --seen 4 --workers 2
 
 A case file has one JSON object a line: {"id", "message", "answers": [...],
-"accept_appointment": bool, "expect": {"specializations": [...], "booked": bool}}.
-Nothing persists: every case runs in a rolled-back transaction (see
-agentlab.evaluation.scenarios).
+"accept_appointment": bool, "category", "setup": {"appointments", "medications",
+"vitals_days"}, "expect": {"specializations", "booked", "cancelled", "rescheduled",
+"reminder", "sos", "stored_symptoms", "reply_mentions", "refused"}} (every key but
+"message" optional; docs/evaluation.md, "Scenario format"). The report has a
+table per case (with the expect keys that failed) and, when cases carry a
+category, one per use case. Nothing persists: every case runs in a rolled-back
+transaction (see agentlab.evaluation.scenarios).
 """
 
 from __future__ import annotations
