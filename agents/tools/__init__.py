@@ -15,7 +15,14 @@ from agents.errors import (
     UnknownTool,
     UnparseableOutput,
 )
-from agents.tools import appointments, emergency, health_data, interaction, symptoms  # noqa: F401  (registers)
+from agents.tools import (  # noqa: F401  (registers)
+    appointments,
+    emergency,
+    health_data,
+    interaction,
+    my_appointments,
+    symptoms,
+)
 from agents.tools.context import ToolContext
 from agents.tools.interaction import AskUser
 from agents.tools.registry import REGISTRY, Registry, Tool, build_tool, tool

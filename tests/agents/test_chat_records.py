@@ -183,7 +183,7 @@ def store(alice, alice_api, scripted_backend, django_capture_on_commit_callbacks
     [
         ("How were my vitals today?", "symptoms"),
         ("How were my vitals today?", "vitals"),
-        ("what's my next appointment?", "high blood pressure readings"),
+        ("how were my blood pressure readings this week?", "high blood pressure readings"),
         ("I want to lose weight", "weight loss"),
         ("I want to lose weight", "lose weight"),
     ],

@@ -85,7 +85,7 @@ def test_validation_reports_every_problem_at_once():
 
 
 def test_an_unknown_tool_names_the_available_ones():
-    with pytest.raises(UnknownTool, match="Available tools: book_appointment, confirm_appointment"):
+    with pytest.raises(UnknownTool, match="Available tools: book_appointment, cancel_appointment, confirm_appointment"):
         REGISTRY.get("teleport")
 
 

@@ -211,3 +211,35 @@ def test_a_request_to_prescribe_gets_the_scope_answer_in_the_chat(page, alice, s
     expect(messages.locator(".kind-notice")).to_have_text(f"Assistant: {scope.reply(scope.PRESCRIBE)}")
     expect(page.locator(".booking h3")).to_have_count(0)
     screenshot(page, "chat-scope")
+
+
+def test_a_patient_asks_for_their_appointments_and_cancels_one_with_the_yes_button(
+    page, alice, gp_slot, scripted_model
+):
+    """The appointments desk: the list and the outcome are the records' words, shown as written;
+    the appointment is cancelled only after the Yes button."""
+    appointment = Appointment.book(user=alice, slot_id=gp_slot.pk)
+    scripted_model()  # never called
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Chat").click()
+    messages = page.get_by_role("log", name="Messages")
+
+    page.get_by_label("Your message").fill("what's my next appointment?")
+    page.get_by_role("button", name="Send").click()
+    expect(messages.locator(".kind-notice").last).to_contain_text("Dr. Diego Arroyo")
+    expect(messages.locator(".kind-notice").last).to_contain_text("confirmed")
+
+    page.get_by_label("Your message").fill("please cancel my appointment with the general physician")
+    page.get_by_role("button", name="Send").click()
+    expect(messages.locator(".kind-question").last).to_contain_text("Cancel your appointment with Dr. Diego Arroyo")
+    appointment.refresh_from_db()
+    assert appointment.state == "confirmed"
+    screenshot(page, "chat-cancel-consent")
+
+    page.get_by_role("button", name="Yes").click()
+
+    expect(messages.locator(".kind-notice").last).to_contain_text("is cancelled")
+    expect(page.get_by_role("button", name="Yes")).to_have_count(0)
+    appointment.refresh_from_db()
+    assert appointment.state == "cancelled"
+    screenshot(page, "chat-cancelled")

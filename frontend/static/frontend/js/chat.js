@@ -29,7 +29,7 @@ const ABOUT_APPOINTMENT = /\b(appointments?|book\w*|slot|dr\.?|doctor|specialist
 let appointmentNotice = false;
 // Planner steps the runtime's guards write (agents/runtime.py, agents/decline_guard.py): what they tell
 // the patient is a server template ("I can't prescribe… I can find you the right specialist"), shown as is.
-const GUARD_STEP = /^(Scope|Language|Decline|Help-now) guard:/;
+const GUARD_STEP = /^((Scope|Language|Decline|Help-now) guard|Appointments desk):/;
 let current = null; // the open conversation, as the API returns it
 let steps = new Map(); // index -> step of the open conversation
 let sending = false;
@@ -47,6 +47,8 @@ function questionOf(call) {
   // server word for word (current.question); an answered one is recalled this way.
   if (call.tool === "send_message") return `Shall I send this text message: "${p.text ?? ""}"?`;
   if (call.tool === "set_medication_reminder") return `Set a reminder for ${p.medicine_name ?? "this medicine"}?`;
+  if (call.tool === "cancel_appointment") return "Cancel this appointment?";
+  if (call.tool === "reschedule_appointment") return "Move this appointment?";
   // The server words follow-ups this way (agents/tools/interaction.py).
   let text = `You told me about: ${p.current_symptoms}.`;
   if (p.past_complaints?.length) text += ` Earlier you reported: ${p.past_complaints.join("; ")}.`;
@@ -97,12 +99,12 @@ function transcript() {
       } else if (typeof value.result?.user === "string") {
         // A consent question, answered: the question, the answer, then what the record says happened
         // ("Your text message to Dana: queued, not sent yet.", "Not sent: you did not agree").
-        items.push({ index: step.index - 1, kind: "question", text: questionOf(lastCall), pending: false });
+        items.push({ index: step.index - 1, kind: "question", text: value.result.question || questionOf(lastCall), pending: false });
         items.push({ index: step.index, kind: "user", text: value.result.user });
         if (value.result.message) items.push({ index: step.index, kind: "notice", text: value.result.message });
       } else if (lastCall.tool === "get_available_specialists" && value.result?.specialist_id) {
         offer = value.result;
-      } else if (lastCall.tool === "set_medication_reminder" && value.result?.message) {
+      } else if (["set_medication_reminder", "get_upcoming_appointments"].includes(lastCall.tool) && value.result?.message) {
         // The schedule as stored (rendered by the server from the saved rows), not the model's words.
         items.push({ index: step.index, kind: "notice", text: value.result.message });
       } else if (lastCall.tool === "notify_user" && value.result === true) {

@@ -1,0 +1,596 @@
+"""The appointments desk: "what's my next appointment?", "cancel the urologist", "move it to Friday".
+
+A patient's questions about the appointments they already have are answered from the records,
+before the model runs, like the other chat guards (agents/runtime.py): the first planner step of a
+small model read them as a new complaint and offered a cardiologist. The desk reads the request
+(:func:`read`), finds the appointment it is about among the patient's upcoming ones (by the
+specialization or specialist named, the day, "next"), and uses the tools of
+agents.tools.my_appointments, whose steps are written into the trajectory like any other:
+
+- list: ``get_upcoming_appointments``; its message (rendered from the records) is the answer;
+- cancel: ``cancel_appointment``, which asks "Cancel your appointment with …? yes/no" and cancels
+  only on a clear yes;
+- reschedule: the free slot of the same specialist that fits the new time the user said (a day, a
+  part of the day, "earlier", "later", "a week later"; none said: the earliest), then
+  ``reschedule_appointment``, which asks before moving it;
+- more than one appointment could be meant: ``get_input_from_user`` asks which (the answer is read
+  by the desk, not the model); none matches: the user is told so, with their upcoming appointments.
+
+A further request in the same message ("cancel Tuesday and book me a skin doctor instead") goes to
+the model once the desk's part is done. Hand-written rules on purpose, like agents.scope: a desk
+that took a booking request would block a patient from being seen, so each pattern needs words
+about an appointment the patient *has* ("my appointment", "tomorrow's", "cancel the urologist"),
+and a message that only asks for a new appointment goes to the model as before.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agents.models import Conversation
+from agents.tools.appointments import SEARCH_HORIZON, SEARCH_LEAD, specialist_label
+from agents.tools.my_appointments import listing, upcoming
+from agents.tools.preferences import Preference, describe, preference_from
+from agents.tools.transcript import QUESTION_TOOLS, request_parts
+from agents.trajectory import END
+from health.models import Appointment, Slot, Specialization
+
+if TYPE_CHECKING:
+    from agents.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+LIST, CANCEL, RESCHEDULE = "list", "cancel", "reschedule"
+DESK = "Appointments desk:"  # how the desk's planner steps begin (the chat page shows its words as written)
+CONSENT_TOOLS = ("cancel_appointment", "reschedule_appointment")
+# How many other free times a reply offers when none fits what the user asked for.
+NEARBY = 3
+
+# Typo-tolerant on purpose ("apointment", "appoinment", "appt"): patients type on phones.
+_APPOINTMENT = r"(?:a+p+o+i*n+t*m+e*n*t+s?|appts?|bookings?|consultations?|check-?ups?|visits?|slot)"
+_DAYS = r"(?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_CANCEL = re.compile(r"\b(?:can+[cs]e?l+e?(?:l?ed|l?ing|s)?|call(?:ing)? off|scrap|drop)\b", re.I)
+_CANNOT_COME = re.compile(
+    r"\b(?:can'?t|cannot|can not|won'?t|will not|wont|unable to|not able to|won'?t be able to|couldn'?t)\s+"
+    r"(?:be able to\s+)?(?:make it|make my|make the|keep my|come|attend|go|be there|get there|keep)\b",
+    re.I,
+)
+# "Don't cancel it", and "my appointment got cancelled" (what happened, not a request).
+_MAKE_IT = re.compile(r"\bmake it\b", re.I)
+_NEGATED_CANCEL = re.compile(
+    r"\b(?:don'?t|do not|not|never|no need to|got|was|were|been|is|are)\s+(?:\w+\s+)?can+[cs]e?l", re.I
+)
+_MOVE_VERB = (
+    r"(?:re-?schedul\w*|re-?book\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|push(?:ed)?|bring|shift|switch|"
+    r"delay|put)"
+)
+# The verb must act on the appointment ("move it", "change my appointment", "push the dentist back"):
+# "my symptoms changed since my last appointment" is a complaint, not a request to move it.
+_THE_APPOINTMENT = rf"(?:{_APPOINTMENT}|it|that|this|one|(?:the|my)\s+\w+(?:ist|ian|or|er)s?|{_DAYS}'?s)"
+# Words between the verb and its object: not a preposition ("changed since my last appointment").
+_BETWEEN = r"(?!(?:since|after|before|from|during|because|when|as|at|than|of|for)\b)\w+"
+_MOVE = re.compile(
+    rf"\b{_MOVE_VERB}\s+(?:{_BETWEEN}\s+){{0,5}}?{_THE_APPOINTMENT}\b"
+    rf"|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,3}}?(?:be\s+)?(?:moved|changed|rescheduled|postponed|pushed|brought)\b"
+    r"|\b(?:another|a different|other|new)\s+(?:time|day|date|slot)\b",
+    re.I,
+)
+_NEW_TIME_LATER = re.compile(r"\b(?:instead|rather|how about|what about|can we do|could we do|would)\b", re.I)
+# Words of something else the patient may cancel or change: not an appointment.
+_OTHER_THING = re.compile(
+    r"\b(?:sos|alarm|alert|ambulance|reminders?|medications?|medicines?|meds|pills?|doses?|tablets?|"
+    r"messages?|texts?|sms|prescriptions?|subscription|order|password|account)\b",
+    re.I,
+)
+_HAS = re.compile(
+    rf"\bmy\s+(?:\w+\s+){{0,5}}?{_APPOINTMENT}\b|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,2}}?(?:i have|i've got|i got|"
+    rf"do i have|have i got|i booked|you booked|is booked|are booked|coming up|booked for me)\b"
+    rf"|\b(?:do|did)\s+i\s+have\s+(?:an?y?|some|one|an)?\s*(?:\w+\s+){{0,2}}?{_APPOINTMENT}\b"
+    rf"|\b(?:do|did|have)\s+i\s+(?:have|got)\s+(?:anything|something|any\w*)\s+(?:booked|scheduled|coming up)\b"
+    rf"|\b{_DAYS}'?s\s+(?:\w+\s+)?{_APPOINTMENT}\b|\bam i booked(?: in)?\b"
+    rf"|\bwhat(?:'s| is| have i got| do i have)\s+booked\b"
+    rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b",
+    re.I,
+)
+# "Hello, am I booked in…", "ok so when is…": what comes before the request itself.
+_OPENING = re.compile(
+    r"^\W*(?:(?:hi|hello|hey|hiya|morning|evening|good (?:morning|afternoon|evening)|ok(?:ay)?|um+|uh+|so|sorry|"
+    r"excuse me|quick question|question)\b[\s,.!:;-]*)+",
+    re.I,
+)
+# An appointment the patient has, said without the word: "when am I next seeing the doctor", "can I
+# come at 2pm instead", "9am is too early, can I come later".
+_SEEING = re.compile(
+    r"\b(?:when|what time|what day|which day|where)\s+(?:am|do)\s+i\s+(?:next\s+)?(?:seeing|see|meeting|visiting|"
+    r"going to see|due to see|supposed to see|have to see)\b",
+    re.I,
+)
+_COME_OTHER_TIME = re.compile(
+    r"\b(?:can|could|may)\s+i\s+(?:come|come in|be seen)\s+(?:\w+\s+){0,3}?(?:later|earlier|another|a different)\b"
+    r"|\b(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)\b[^.?!]*\b(?:my|instead)\b"
+    r"|\b(?:can|could|may)\s+i\s+(?:come|come in|be seen)\b(?:[^.?!]|\.\d)*\binstead\b"
+    r"|\btoo\s+(?:early|late|soon)\b[^.?!]*\b(?:later|earlier|another|instead|afternoon|morning|evening)\b",
+    re.I,
+)
+_MY_DAY = re.compile(rf"\b{_DAYS}'s\b", re.I)
+_PRONOUN_TARGET = re.compile(r"\b(?:it|that|this one|that one|the one|the \S+ one)\b", re.I)
+_QUESTION = re.compile(
+    r"\?|\b(?:when|whens|when's|where|wheres|where's|what time|what day|which day|how many|whats|what's)\b"
+    r"|^\W*(?:what|which|do|did|is|am|are|have|show|list|tell|remind|check|"
+    r"can you (?:show|tell|check|list|remind)|could you (?:show|tell|check|list|remind)|any)\b"
+    r"|\b(?:show|list|tell)\s+me\b|\bremind me (?:of|about|when)\b",
+    re.I,
+)
+# Asking for a new appointment (not about one the patient has): the model books it.
+_NEW_BOOKING = re.compile(
+    rf"\b(?:book|make|need|want|get|schedule|arrange|set up|find)\s+(?:me\s+|us\s+|him\s+|her\s+)?"
+    rf"(?:an?|another|a new|new|some)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT}",
+    re.I,
+)
+# Where a further request for a new booking starts in a message about an existing appointment.
+_AND_BOOK = re.compile(
+    r"(?:,|;|\band\b|\bthen\b|\balso\b|\.)\s*(?:then\s+|also\s+|please\s+|can you\s+|could you\s+)*"
+    r"(?=(?:i\s+(?:also\s+)?(?:need|want|would like|'d like)\s+to\s+)?(?:book|make|get|find|schedule|arrange)\b)",
+    re.I,
+)
+_NEW_TIME_START = re.compile(
+    rf"\b(?:to|for|until|till|into|on|at|by)\s+(?=(?:next\s+|this\s+|the\s+)?(?:{_DAYS}|morning|afternoon|evening|"
+    rf"next week|a week|later|earlier|the earliest|the afternoon|the morning|the evening|\d))",
+    re.I,
+)
+_EARLIER = re.compile(r"\b(?:earlier|sooner|forward|earliest|soonest|as soon as|asap|first free)\b", re.I)
+_WEEK_LATER = re.compile(r"\b(?:a|one|by a|by one)\s+week\b|\bnext week\b", re.I)
+_LATER = re.compile(r"\b(?:later|back|postpone\w*|delay|put\s+(?:\w+\s+){0,3}?off)\b", re.I)
+_PARTS = re.compile(r"\b(?:morning|afternoon|evening)\b", re.I)
+_FIRST = re.compile(r"\b(?:next|first|earliest|soonest|upcoming|coming)\b", re.I)
+_NUMBER = re.compile(r"^\W*(?:number\s+|no\.?\s*|#)?(\d)\W*$|\b(first|second|third|fourth|fifth)\b", re.I)
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+
+@dataclass(frozen=True)
+class DeskRequest:
+    """What the desk reads in a message: the kind, the words that say which appointment, the words
+    that say the new time (reschedule) and a further request for the model ("" when none)."""
+
+    kind: str
+    target: str
+    when: str = ""
+    rest: str = ""
+
+
+# The words the desk's patterns are made of: a typo of one ("apoitnment", "teusday", "whihc", "mov")
+# is read as the word, as agents.tools.said reads a typo of a symptom.
+_VOCABULARY = (
+    "appointment", "appointments", "cancel", "cancelled", "reschedule", "rebook", "move", "change", "postpone",
+    "push", "bring", "forward", "later", "earlier", "sooner", "instead", "booked", "booking", "which", "when",
+    "where", "what", "time", "clinic", "seeing", "come", "make", "next", "upcoming", "slot", "today", "tomorrow",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning", "afternoon",
+    "evening", "can", "please",
+)  # fmt: skip
+
+
+def typos_read(text: str) -> str:
+    """``text`` with each typo of a desk word replaced by the word. A word that is spelled right
+    (agents.tools.said's English word list) is kept: "cone" stays "cone", not "come". rapidfuzz's
+    optimal string alignment counts a swap of two letters as one edit, the commonest phone typo."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    from agents.tools.said import _english
+
+    english = _english()
+
+    def read_word(match: re.Match) -> str:
+        word = match.group(0)
+        low = word.lower()
+        if len(low) < 3 or low in english or low in _VOCABULARY:
+            return word
+        found = process.extractOne(low, _VOCABULARY, scorer=OSA.distance, score_cutoff=1 if len(low) < 7 else 2)
+        return found[0] if found else word
+
+    return re.sub(r"[A-Za-z]+", read_word, text)
+
+
+def read(message: str) -> DeskRequest | None:
+    """The desk request in ``message``, or None: everything else goes on to the model."""
+    text = _OPENING.sub("", typos_read(" ".join(str(message).split())))
+    if not text:
+        return None
+    rest = ""
+    split = _AND_BOOK.search(text)
+    if split is not None and split.start() > 0:
+        text, rest = text[: split.start()].strip(), text[split.end() :].strip()
+    other_time = bool(_COME_OTHER_TIME.search(text))
+    about = bool(_HAS.search(text) or _MY_DAY.search(text) or _SEEING.search(text) or other_time)
+    names = _names_specialist(text)
+    if _OTHER_THING.search(text) and not re.search(_APPOINTMENT, text, re.I):
+        return None
+    cancel = bool(_CANCEL.search(text)) and not _NEGATED_CANCEL.search(text)
+    cannot = bool(_CANNOT_COME.search(text))
+    move = bool(_MOVE.search(text)) or other_time
+    new_time = _new_time(text)
+    if (move and (about or names or _PRONOUN_TARGET.search(text))) or (
+        (cancel or cannot) and _NEW_TIME_LATER.search(new_time) and (about or names or _day_named(text))
+    ):
+        target, when = _split_when(text)
+        return DeskRequest(RESCHEDULE, target, when, rest)
+    if (cancel and (about or names or _PRONOUN_TARGET.search(text) or _day_named(text))) or (
+        cannot and (about or names or (_MAKE_IT.search(text) and _day_named(text)))
+    ):
+        return DeskRequest(CANCEL, text, "", rest)
+    if about and _QUESTION.search(text) and not _NEW_BOOKING.search(text):
+        from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
+
+        # "When is my appointment? My chest hurts badly": a complaint is the model's to handle.
+        if not symptoms_in(text):
+            return DeskRequest(LIST, text)
+    return None
+
+
+def _day_named(text: str) -> bool:
+    return bool(re.search(rf"\b{_DAYS}\b", text, re.I))
+
+
+def _new_time(text: str) -> str:
+    """The words that say a new time: "to Friday afternoon", "can we do Thursday instead", "back a week"."""
+    match = _NEW_TIME_START.search(text)
+    if match:
+        return text[match.start() :]
+    later = _NEW_TIME_LATER.search(text)
+    if later and (_day_named(text[later.start() :]) or _PARTS.search(text[later.start() :])):
+        return text[later.start() :]
+    shift = _WEEK_LATER.search(text) or _EARLIER.search(text) or _LATER.search(text)
+    return text[shift.start() :] if shift else ""
+
+
+def _split_when(text: str) -> tuple[str, str]:
+    """(which appointment, the new time): "move my tuesday appointment to friday" splits at "to"."""
+    matches = list(_NEW_TIME_START.finditer(text))
+    if matches:
+        # The last "to …" names the new time; what comes before it names the appointment.
+        cut = matches[-1].start()
+        return text[:cut].strip(), text[cut:].strip()
+    when = _new_time(text)
+    return (text[: len(text) - len(when)].strip() or text, when.strip())
+
+
+def _specializations() -> list[tuple[Specialization, tuple[str, ...]]]:
+    return [
+        (s, tuple(sorted({s.name, *(str(n).lower() for n in s.synonyms or [])}, key=len, reverse=True)))
+        for s in Specialization.objects.all()
+    ]
+
+
+# "the urologist", "my skin doctor", "with Dr Chen": a specialist the patient has an appointment with.
+# Read without the directory, so the desk's decision needs no database (its first-step evaluation).
+_SPECIALIST = re.compile(
+    r"\b(?:the|my|with|see)\s+(?:\w+\s+)?(?:\w+(?:ologist|iatrist|ician|ist|edist|paedist)s?|doctor|specialist|gp|"
+    r"surgeon|physician|dentist|dietitian|dietician)\b|\b(?:dr\.?|doctor)\s+[a-z]\w+",
+    re.I,
+)
+
+
+def _names_specialist(text: str) -> bool:
+    return bool(_SPECIALIST.search(text))
+
+
+_GENERIC = {"doctor", "specialist", "physician", "surgeon", "the", "my", "with", "see", "dr", "dr."}
+
+
+def _names_a_specific_specialist(words: str) -> bool:
+    """Whether ``words`` name a kind of specialist or a doctor, not just "the doctor"."""
+    return any(set(m.group(0).lower().split()) - _GENERIC for m in _SPECIALIST.finditer(words))
+
+
+def _said(name: str, low: str) -> bool:
+    return bool(re.search(rf"\b{re.escape(name)}s?\b", low))
+
+
+# --- which appointment --------------------------------------------------------------
+
+
+def choose(appointments: list[Appointment], words: str, today: dt.date) -> list[Appointment]:
+    """The appointments ``words`` may mean: by specialization or specialist named, by day and part
+    of the day, by its number in a list just shown, or "the next one"; all of them when the words
+    name none of these."""
+    low = words.lower()
+    number = _NUMBER.search(words)
+    if number is not None:
+        position = int(number.group(1)) if number.group(1) else _ORDINALS.index(number.group(2).lower()) + 1
+        return [appointments[position - 1]] if 0 < position <= len(appointments) else []
+    found = appointments
+    named = [s.pk for s, names in _specializations() if any(_said(n, low) for n in names)]
+    people = [a for a in found if _surname(a) and re.search(rf"\b{re.escape(_surname(a))}\b", low)]
+    if people:
+        found = people
+    elif named:
+        found = [a for a in found if a.specialist.specialization_id in named]
+    elif _names_a_specific_specialist(words):
+        return []  # "the cardiologist" with none booked: not one of the others
+    preference = preference_from(["", words], today)
+    if preference:
+        found = [a for a in found if preference.fits(a.starts_at.astimezone(a.time_zone))]
+    if len(found) > 1 and _FIRST.search(low):
+        found = found[:1]
+    return found
+
+
+def _surname(appointment: Appointment) -> str:
+    parts = [p for p in re.split(r"[\s.]+", appointment.specialist.name) if p and p.lower() not in {"dr", "doctor"}]
+    return parts[-1].lower() if parts else ""
+
+
+# --- the new time ----------------------------------------------------------------
+
+
+def new_slot(appointment: Appointment, when: str, now: dt.datetime) -> tuple[Slot | None, list[Slot], Preference]:
+    """The free slot of the appointment's specialist that fits ``when`` (None when none does), the
+    nearest free slots to offer instead, and the preference read from ``when``."""
+    tz = appointment.time_zone
+    free = list(
+        Slot.objects.bookable(now)
+        .filter(
+            specialist_id=appointment.specialist_id,
+            starts_at__gte=now + SEARCH_LEAD,
+            starts_at__lt=now + SEARCH_HORIZON,
+        )
+        .exclude(pk=appointment.slot_id)
+        .order_by("starts_at")
+    )
+    current = appointment.starts_at
+    # "Back a week", "earlier", "later" say where from the current time; otherwise a day or part of day.
+    if _WEEK_LATER.search(when):
+        preference = Preference(day=current.astimezone(tz).date() + dt.timedelta(days=7), said=when)
+    else:
+        preference = preference_from(["", when], now.astimezone(tz).date()) if when else Preference()
+    clock = clock_time(when)
+    if clock is not None:
+        # "At 2pm" (on the day said, else the appointment's own day): that time, or the nearest ones.
+        day = preference.day or current.astimezone(tz).date()
+        wanted = dt.datetime.combine(day, clock, tzinfo=tz)
+        exact = [s for s in free if s.starts_at == wanted]
+        near = sorted(free, key=lambda s: abs(s.starts_at - wanted))[:NEARBY]
+        said = Preference(day=day, said=when)
+        return (exact[0] if exact else None), sorted(near, key=_start), said
+    if preference:
+        fitting = [s for s in free if preference.fits(s.starts_at.astimezone(tz))]
+        # Only a part of the day ("something in the afternoon"): the fitting time nearest the old one.
+        fitting.sort(key=lambda s: abs(s.starts_at - current) if preference.day is None else s.starts_at)
+        if fitting:
+            return fitting[0], [], preference
+        return None, sorted(sorted(free, key=lambda s: abs(s.starts_at - current))[:NEARBY], key=_start), preference
+    if _EARLIER.search(when):
+        earlier = [s for s in free if s.starts_at < current]
+        return (earlier[0] if earlier else None), free[:NEARBY], preference
+    if _LATER.search(when):
+        later = [s for s in free if s.starts_at > current]
+        return (later[0] if later else None), free[:NEARBY], preference
+    return (free[0] if free else None), [], preference
+
+
+_CLOCK = (
+    re.compile(r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<x>a\.?m\.?|p\.?m\.?|o'?clock)(?=\W|$)", re.I),
+    re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b"),
+    re.compile(r"\bat\s+(?P<h>\d{1,2})(?:[.](?P<m>\d{2}))?\b", re.I),
+)
+
+
+def clock_time(text: str) -> dt.time | None:
+    """The clock time in "at 2pm", "14:30", "at 9.30", "3 o'clock" (None when there is none). A bare hour
+    from 1 to 7 is the afternoon: clinics are closed at 3 in the morning."""
+    match = next((m for pattern in _CLOCK if (m := pattern.search(text or ""))), None)
+    if match is None:
+        return None
+    hour, minute = int(match.group("h")), int(match.group("m") or 0)
+    meridiem = (match.groupdict().get("x") or "").lower().replace(".", "")
+    if meridiem == "pm" and hour < 12:
+        hour += 12
+    elif meridiem == "am" and hour == 12:
+        hour = 0
+    elif not meridiem.endswith("m") and 1 <= hour <= 7:
+        hour += 12
+    if hour > 23 or minute > 59:
+        return None
+    return dt.time(hour, minute)
+
+
+def _start(slot: Slot) -> dt.datetime:
+    return slot.starts_at
+
+
+def time_date(slot: Slot, tz) -> str:
+    start, end = slot.starts_at.astimezone(tz), slot.ends_at.astimezone(tz)
+    return f"{start:%H:%M}-{end:%H:%M}, {start:%d/%m/%Y}"
+
+
+# --- in the runtime -----------------------------------------------------------------
+
+
+def handle(runner: Runtime) -> bool:
+    """Do the desk's part of the chat's unread message; True when the run needs nothing more now
+    (answered, or waiting for the user), False when the model goes on (not the desk's, or a further
+    request for a new booking remains)."""
+    states = runner.states
+    if not states:
+        return False
+    last = states[-1]
+    if last["from"] == "user":
+        request = read(str(last["value"]))
+        if request is None:
+            return False
+        return _start_request(runner, request)
+    asked = _desk_call(states)
+    if asked is None or last["from"] != "observation":
+        return False
+    request = read(request_parts(runner.conversation)[0] if request_parts(runner.conversation) else "")
+    if request is None:
+        return False
+    if asked in QUESTION_TOOLS:
+        return _which_answered(runner, request, _answer(last))
+    # A cancel or a move was answered: the tool's result says what the record now holds.
+    return _finish(runner, request, "the user answered; the record says what happened.")
+
+
+def _desk_call(states: list[dict[str, Any]]) -> str | None:
+    """The tool of the caller step before the last state, when the desk chose it."""
+    if len(states) < 3 or states[-2]["from"] != "caller" or states[-3]["from"] != "planner":
+        return None
+    reason = str((states[-3]["value"] or {}).get("reason", "")) if isinstance(states[-3]["value"], dict) else ""
+    if not reason.startswith(DESK):
+        return None
+    call = states[-2]["value"] if isinstance(states[-2]["value"], dict) else {}
+    return str(call.get("tool", ""))
+
+
+def _answer(observation: dict[str, Any]) -> str:
+    value = observation["value"] if isinstance(observation["value"], dict) else {}
+    result = value.get("result")
+    return str(result.get("user", "") if isinstance(result, dict) else result or "")
+
+
+def _candidates(runner: Runtime, request: DeskRequest) -> tuple[list[Appointment], list[Appointment]]:
+    """(every upcoming appointment, those the request may mean)."""
+    now = runner.clock()
+    every = upcoming(runner.conversation.user, now)
+    today = now.astimezone(_tz(runner)).date()
+    if request.kind == LIST:
+        return every, choose(every, request.target, today) if _names_one(request.target) else every
+    return every, choose(every, request.target, today)
+
+
+def _tz(runner: Runtime):
+    return runner.context(len(runner.states)).tz
+
+
+def _names_one(words: str) -> bool:
+    return _names_specialist(words) or _day_named(words) or bool(_PARTS.search(words))
+
+
+def _start_request(runner: Runtime, request: DeskRequest) -> bool:
+    every, meant = _candidates(runner, request)
+    log.info("conversation %s: appointments desk: %s", runner.conversation.pk, request.kind)
+    if request.kind == LIST:
+        if meant is every:
+            _plan(runner, "the user asks about their appointments.", "List the user's upcoming appointments.")
+            runner.execute_call({"tool": "get_upcoming_appointments", "parameters": {"user_id": runner.user_ref}})
+        elif meant:
+            _tell(runner, "the user asks about some of their appointments.", listing(meant))
+        else:
+            _tell(
+                runner,
+                "no upcoming appointment matches.",
+                f"I found no upcoming appointment like that. {listing(every)}",
+            )
+        return _finish(runner, request, "the user was told.")
+    return _act_on(runner, request, every, meant)
+
+
+def _act_on(runner: Runtime, request: DeskRequest, every: list[Appointment], meant: list[Appointment]) -> bool:
+    verb = "cancel" if request.kind == CANCEL else "move"
+    if not every:
+        _plan(runner, f"the user asks to {verb} an appointment and has none upcoming.", "Tell the user.")
+        _notify(runner, listing([]))
+        return _finish(runner, request, "the user was told.")
+    if not meant:
+        _plan(runner, f"no upcoming appointment matches what the user asked to {verb}.", "Tell the user.")
+        _notify(runner, f"I found no upcoming appointment like that to {verb}. {listing(every)}")
+        return _finish(runner, request, "the user was told.")
+    if len(meant) > 1:
+        _plan(runner, f"more than one appointment could be the one to {verb}.", "Ask the user which one.")
+        runner.execute_call(
+            {
+                "tool": "get_input_from_user",
+                "parameters": {
+                    "user_id": runner.user_ref,
+                    "questions": f"Which appointment shall I {verb}? {_numbered(meant)} Reply with its number.",
+                },
+            }
+        )
+        return True
+    return _propose(runner, request, meant[0])
+
+
+def _numbered(appointments: list[Appointment]) -> str:
+    return " ".join(
+        f"{i}) {specialist_label(a.specialist)} on {a.when_text()}." for i, a in enumerate(appointments, start=1)
+    )
+
+
+def _which_answered(runner: Runtime, request: DeskRequest, answer: str) -> bool:
+    every, meant = _candidates(runner, request)
+    chosen = choose(meant, answer, runner.clock().astimezone(_tz(runner)).date())
+    if len(chosen) != 1:
+        verb = "cancel" if request.kind == CANCEL else "move"
+        _plan(runner, "the answer does not say which one.", "Tell the user nothing was changed.")
+        _notify(runner, f"Nothing was changed: I could not tell which appointment to {verb}. {listing(every)}")
+        return _finish(runner, request, "the user was told.")
+    return _propose(runner, request, chosen[0])
+
+
+def _propose(runner: Runtime, request: DeskRequest, appointment: Appointment) -> bool:
+    label = specialist_label(appointment.specialist)
+    if request.kind == CANCEL:
+        _plan(
+            runner, f"the user asks to cancel the appointment with {label}.", "Ask the user to confirm, then cancel it."
+        )
+        runner.execute_call(
+            {
+                "tool": "cancel_appointment",
+                "parameters": {"user_id": runner.user_ref, "appointment_id": str(appointment.pk)},
+            }
+        )
+        return True
+    slot, nearby, preference = new_slot(appointment, request.when, runner.clock())
+    if slot is None:
+        wish = (
+            (describe(preference) if preference else "then")
+            if not clock_time(request.when)
+            else (f"at {clock_time(request.when):%H:%M} on {describe(preference)}")
+        )
+        offered = "; ".join(f"{a.when_text()}" for a in (Appointment(user=appointment.user, slot=s) for s in nearby))
+        _plan(runner, f"{label} has no free time that fits.", "Tell the user the nearest free times.")
+        _notify(
+            runner,
+            f"{label} has no free time {wish}; your appointment stays on {appointment.when_text()}."
+            + (f" Free times near it: {offered}. Tell me which one you want." if offered else ""),
+        )
+        return _finish(runner, request, "the user was told.")
+    _plan(runner, f"the user asks to move the appointment with {label}.", "Ask the user to confirm the new time.")
+    runner.execute_call(
+        {
+            "tool": "reschedule_appointment",
+            "parameters": {
+                "user_id": runner.user_ref,
+                "appointment_id": str(appointment.pk),
+                "appointment_time_date": time_date(slot, appointment.time_zone),
+            },
+        }
+    )
+    return True
+
+
+def _plan(runner: Runtime, why: str, action: str) -> None:
+    runner.append("planner", {"reason": f"{DESK} {why}", "action": action})
+
+
+def _tell(runner: Runtime, why: str, message: str) -> None:
+    _plan(runner, why, "Tell the user.")
+    _notify(runner, message)
+
+
+def _notify(runner: Runtime, message: str) -> None:
+    runner.execute_call({"tool": "notify_user", "parameters": {"user_id": runner.user_ref, "message": message}})
+
+
+def _finish(runner: Runtime, request: DeskRequest, why: str) -> bool:
+    """End the desk's part: the request ends, or a further booking request goes to the model."""
+    if request.rest:
+        # The model goes on from here: it reads the whole message and what the desk did.
+        return False
+    runner.append("planner", {"reason": f"{DESK} {why}", "action": END})
+    runner.set_status(Conversation.Status.COMPLETED)
+    return True

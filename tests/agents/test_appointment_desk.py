@@ -1,0 +1,294 @@
+"""The appointments desk (agents/appointment_desk.py, agents/tools/my_appointments.py): questions
+about the appointments a patient has, and cancelling or moving one, are answered from the records
+without the model; a change is made only after a clear yes, and what the user reads afterwards is
+the record's state."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+
+import pytest
+
+from agents import appointment_desk as desk
+from agents.llm.scripted import ScriptedBackend
+from agents.runtime import pending_question
+from agents.services import post_user_message, start_chat
+from health.models import Appointment, OutboundMessage, SymptomRecord
+from tests.agents.helpers import BERLIN, call, end, plan, states
+from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
+
+READS = [
+    ("what's my next appointment?", desk.LIST),
+    ("When is my appointment with the dermatologist", desk.LIST),
+    ("where is my next appointment", desk.LIST),
+    ("do I have anything booked this week", desk.LIST),
+    ("show me my appointments", desk.LIST),
+    ("please cancel my appointment with the urologist", desk.CANCEL),
+    ("cancel the urologist", desk.CANCEL),
+    ("cancle my apointment tomorrow", desk.CANCEL),
+    ("I wont be able to make it to my appointment tomorrow", desk.CANCEL),
+    ("cancel tuesday and book me a skin doctor instead", desk.CANCEL),
+    ("move my dermatologist appointment to friday afternoon", desk.RESCHEDULE),
+    ("can you reschedule it", desk.RESCHEDULE),
+    ("push my appointment back a week", desk.RESCHEDULE),
+    ("Can you move my appointment earlier?", desk.RESCHEDULE),
+    ("I can't make it to the dermatologist tomorrow, can we do thursday instead?", desk.RESCHEDULE),
+    ("9 is too early, can I come later the same day?", desk.RESCHEDULE),
+    ("hello, am I booked in anywhere this week?", desk.LIST),
+    ("whens my next appt", desk.LIST),
+    ("when am I next seeing the doctor", desk.LIST),
+    ("I can't make it tomorrow", desk.CANCEL),
+    ("something came up and I can't make my rheumatologist appointment", desk.CANCEL),
+]
+
+NOT_THE_DESK = [
+    "I need an appointment for my back pain",
+    "book me the earliest cardiologist",
+    "i want to see a dermatologist on friday",
+    "my symptoms changed since my last appointment",
+    "my appointment got cancelled and I still have chest pain",
+    "I can't go to work today, my back hurts",
+    "cancel the sos",
+    "cancel my metformin reminder",
+    "remind me to take metformin twice a day",
+    "I have a fever and a sore throat since yesterday",
+    "when is my appointment? my chest hurts badly",
+    "don't cancel my appointment",
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), READS)
+def test_requests_about_the_patients_own_appointments_are_read(text, kind):
+    found = desk.read(text)
+    assert found is not None and found.kind == kind
+
+
+@pytest.mark.parametrize("text", NOT_THE_DESK)
+def test_new_bookings_complaints_and_other_things_go_to_the_model(text):
+    assert desk.read(text) is None
+
+
+def test_a_further_booking_request_is_kept_for_the_model():
+    found = desk.read("cancel tuesday and book me a skin doctor instead")
+    assert (found.target, found.rest) == ("cancel tuesday", "book me a skin doctor instead")
+
+
+def test_the_new_time_is_read_apart_from_the_appointment():
+    found = desk.read("move my tuesday appointment to friday afternoon")
+    assert (found.target, found.when) == ("move my tuesday appointment", "to friday afternoon")
+
+
+# --- through the runtime ---------------------------------------------------------------
+
+
+def _no_model() -> ScriptedBackend:
+    """A model that would do harm if asked: the desk must not call it."""
+    return ScriptedBackend(
+        planner=itertools.repeat(plan("Book.", "Book a cardiologist.")),
+        caller=itertools.repeat(call("store_symptoms", user_id="0", symptoms="chest pain")),
+    )
+
+
+def _local(days: int, hour: int) -> dt.datetime:
+    day = dt.datetime.now(BERLIN).date() + dt.timedelta(days=days)
+    return dt.datetime.combine(day, dt.time(hour), tzinfo=BERLIN)
+
+
+def _booked(user, specialization: str, name: str, days: int, hour: int, synonyms=()) -> Appointment:
+    kind = SpecializationFactory(name=specialization, synonyms=list(synonyms))
+    specialist = SpecialistFactory(name=name, specialization=kind)
+    slot = SlotFactory(specialist=specialist, starts_at=_local(days, hour))
+    return Appointment.book(user=user, slot_id=slot.pk)
+
+
+def _told(conversation) -> str:
+    """Everything the assistant told the user in the conversation's steps, as one text."""
+    texts = []
+    for state in states(conversation):
+        value = state["value"]
+        if state["from"] == "caller" and value.get("tool") == "notify_user":
+            texts.append(value["parameters"]["message"])
+        if state["from"] == "observation" and isinstance(value.get("result"), dict):
+            texts.append(str(value["result"].get("message", "")))
+    return " ".join(texts)
+
+
+@pytest.fixture
+def two_appointments(alice):
+    uro = _booked(alice, "urologist", "Dr. Ida Berg", 2, 9)
+    gp = _booked(alice, "general physician", "Dr. Diego Arroyo", 5, 11, synonyms=["gp", "family doctor"])
+    return uro, gp
+
+
+def test_whats_my_next_appointment_lists_the_records(alice, two_appointments):
+    backend = _no_model()
+
+    conversation = start_chat(alice, "what's my next appointment?", backend=backend)
+
+    assert conversation.status == "completed"
+    assert backend.calls == []
+    said = _told(conversation)
+    uro, _gp = two_appointments
+    assert said.index("Dr. Ida Berg") < said.index("Dr. Diego Arroyo"), "soonest first"
+    assert uro.when_text() in said and "confirmed" in said
+    assert not SymptomRecord.objects.filter(user=alice).exists()
+    assert Appointment.objects.filter(user=alice, state="confirmed").count() == 2
+
+
+def test_a_question_about_one_specialist_names_only_that_appointment(alice, two_appointments):
+    conversation = start_chat(alice, "when is my appointment with the gp?", backend=_no_model())
+
+    said = _told(conversation)
+    assert "Dr. Diego Arroyo" in said and "Dr. Ida Berg" not in said
+
+
+def test_no_appointments_is_said_plainly(alice):
+    conversation = start_chat(alice, "do I have any appointments coming up?", backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert "You have no upcoming appointments" in _told(conversation)
+
+
+def test_cancel_asks_first_and_cancels_only_the_one_named(alice, two_appointments):
+    uro, gp = two_appointments
+    backend = _no_model()
+
+    conversation = start_chat(alice, "please cancel my appointment with the urologist", backend=backend)
+
+    assert conversation.status == "waiting_input"
+    question = pending_question(conversation)
+    assert "Dr. Ida Berg" in question and uro.when_text() in question
+    uro.refresh_from_db()
+    assert uro.state == "confirmed", "nothing changes before the yes"
+
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+
+    assert conversation.status == "completed"
+    assert backend.calls == []
+    uro.refresh_from_db()
+    gp.refresh_from_db()
+    assert (uro.state, gp.state) == ("cancelled", "confirmed")
+    assert "is cancelled" in _told(conversation)
+    assert not OutboundMessage.objects.exists()
+
+
+def test_a_no_keeps_the_appointment_and_says_so(alice, two_appointments):
+    uro, _gp = two_appointments
+    conversation = start_chat(alice, "cancel the urologist", backend=_no_model())
+
+    conversation = post_user_message(conversation.pk, alice, "no, leave it", backend=_no_model())
+
+    uro.refresh_from_db()
+    assert uro.state == "confirmed"
+    assert "Not cancelled" in _told(conversation) and "is cancelled" not in _told(conversation)
+
+
+def test_which_one_is_asked_when_several_could_be_meant(alice, two_appointments):
+    uro, gp = two_appointments
+    conversation = start_chat(alice, "cancel my appointment", backend=_no_model())
+    assert "Which appointment shall I cancel?" in pending_question(conversation)
+
+    conversation = post_user_message(conversation.pk, alice, "2", backend=_no_model())
+    assert "Dr. Diego Arroyo" in pending_question(conversation)
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+
+    uro.refresh_from_db()
+    gp.refresh_from_db()
+    assert (uro.state, gp.state) == ("confirmed", "cancelled")
+
+
+def test_an_appointment_that_does_not_exist_is_not_cancelled(alice, two_appointments):
+    conversation = start_chat(alice, "cancel my appointment with the cardiologist", backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert "I found no upcoming appointment like that" in _told(conversation)
+    assert Appointment.objects.filter(user=alice, state="confirmed").count() == 2
+
+
+def test_a_yes_after_the_appointment_changed_elsewhere_says_what_the_record_holds(alice, two_appointments):
+    uro, _gp = two_appointments
+    conversation = start_chat(alice, "cancel the urologist", backend=_no_model())
+    uro.cancel()  # cancelled on the Appointments page meanwhile
+
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+
+    said = _told(conversation)
+    assert "Not cancelled" in said
+
+
+def test_move_to_the_afternoon_takes_the_nearest_afternoon_time_after_a_yes(alice, two_appointments):
+    uro, _gp = two_appointments
+    SlotFactory(specialist=uro.specialist, starts_at=_local(2, 15))  # same day, afternoon
+    SlotFactory(specialist=uro.specialist, starts_at=_local(3, 14))  # next day, afternoon
+    SlotFactory(specialist=uro.specialist, starts_at=_local(2, 10))  # same day, morning
+    old_slot = uro.slot_id
+
+    conversation = start_chat(alice, "can you move my urologist appointment to the afternoon?", backend=_no_model())
+    assert "15:00" in pending_question(conversation)
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+
+    uro.refresh_from_db()
+    assert uro.slot_id != old_slot and uro.starts_at == _local(2, 15)
+    assert uro.state == "confirmed"
+    assert "moved from" in _told(conversation) and "still confirmed" in _told(conversation)
+
+
+def test_move_with_no_free_time_that_fits_changes_nothing_and_offers_others(alice, two_appointments):
+    uro, _gp = two_appointments
+    SlotFactory(specialist=uro.specialist, starts_at=_local(3, 10))
+
+    conversation = start_chat(alice, "move my urologist appointment to the evening", backend=_no_model())
+
+    assert conversation.status == "completed"
+    uro.refresh_from_db()
+    assert uro.starts_at == _local(2, 9)
+    said = _told(conversation)
+    assert "has no free time" in said and "stays on" in said
+
+
+def test_a_further_booking_request_goes_to_the_model_after_the_cancel(alice, two_appointments):
+    uro, _gp = two_appointments
+    backend = ScriptedBackend(planner=[end("Nothing more.")])
+
+    conversation = start_chat(alice, "cancel the urologist and book me a skin doctor instead", backend=backend)
+    assert backend.calls == []
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+
+    uro.refresh_from_db()
+    assert uro.state == "cancelled"
+    assert len(backend.calls) == 1, "the model went on with the booking request"
+    assert conversation.status == "completed"
+
+
+def test_the_tools_refuse_another_patients_appointment(alice, bob):
+    from agents.errors import NotFound
+    from agents.tools import REGISTRY, ToolContext
+
+    theirs = _booked(bob, "urologist", "Dr. Ida Berg", 2, 9)
+    ctx = ToolContext(user=alice)
+
+    with pytest.raises(NotFound):
+        REGISTRY.get("cancel_appointment")(ctx, user_id=str(alice.pk), appointment_id=str(theirs.pk))
+
+
+def test_a_clock_time_moves_it_to_that_time_on_its_own_day(alice, two_appointments):
+    uro, _gp = two_appointments
+    SlotFactory(specialist=uro.specialist, starts_at=_local(2, 14))
+    SlotFactory(specialist=uro.specialist, starts_at=_local(2, 15))
+
+    conversation = start_chat(alice, "my urologist appointment: can I come at 2pm instead?", backend=_no_model())
+
+    assert "14:00" in pending_question(conversation)
+    post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+    uro.refresh_from_db()
+    assert uro.starts_at == _local(2, 14)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("at 2pm", dt.time(14)), ("to 14:30", dt.time(14, 30)), ("at 9.30", dt.time(9, 30)), ("at 3", dt.time(15)),
+     ("3 o'clock", dt.time(15)), ("since 2019", None), ("next week", None)],
+)  # fmt: skip
+def test_clock_times_are_read(text, expected):
+    assert desk.clock_time(text) == expected
