@@ -182,7 +182,11 @@ REQUEST = [
         r"(?!\s*(?:contacts?|numbers?|room|department|dept|services? number|fund|kit|plan|appointment|"
         r"dentist|vet|care|ward|exit|brake|medication|medicine|supply|supplies|info|details|settings?|button|alerts?|page))"
     ),
-    _r(r"^\W*sos\b(?!\s*(?:button|page|settings?|feature|alerts? (?:history|list)))"),
+    # "SOS", and after a greeting or a filler word: "hi SOS", "um sos", "ok so sos please"
+    _r(
+        r"^\W*(?:(?:hi|hello|hey|um+|uh+|ok(?:ay)?|so|oh|please|pls|help)\b[\s,.!:-]*)*"
+        r"sos\b(?!\s*(?:button|page|settings?|feature|alerts? (?:history|list)))"
+    ),
     _r(rf"\b(?:send|trigger|start|activate|raise|press|need)\b{_S}{{0,15}}\bsos\b"),
     # "help me I'm dying", "I think I'm dying", "he's going to die"
     _r(

@@ -46,7 +46,7 @@ _CONDITION = (
     r"contagious|dying)"
 )
 _DIAGNOSE = re.compile(
-    rf"\b(?:is|could|might|can)\s+(?:this|it|that|these|my)(?:\s+\w+){{0,2}}?\s+(?:be\s+)?{_CONDITION}"
+    rf"\b(?:is|could|might|can)\s+(?:this|it|that|these|my)(?:\s+\w+){{0,2}}?\s+(?:be\s+)?(?:an?\s+)?{_CONDITION}"
     rf"|\bdo\s+(?:i|you think i)\s+have\s+{_CONDITION}"
     rf"|\bam\s+i\s+(?:dying|diabetic|pregnant)\b"
     r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me|do i have)\b"
@@ -56,7 +56,7 @@ _DIAGNOSE = re.compile(
 )
 _OFF_TOPIC = re.compile(
     r"\b(?:weather|forecast|temperature outside|news|headlines|football|soccer|cricket|basketball|match score|"
-    r"stock(?:s| price| market)|bitcoin|crypto|recipe|joke|poem|story about|movie|film|song|lyrics|"
+    r"stock(?:s| price| market)|bitcoin|crypto|recipes?|jokes?|poems?|story about|movies?|films?|songs?|lyrics|"
     r"capital of|president|prime minister|election|translate|homework|write (?:me )?(?:code|an essay|a letter)|"
     r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant)\b",
     re.IGNORECASE,

@@ -9,6 +9,7 @@ import itertools
 
 import pytest
 
+from agents import appointment_desk
 from agents.help_now import SOS_PAGE, emergency
 from agents.llm.scripted import ScriptedBackend
 from agents.models import Conversation
@@ -34,6 +35,9 @@ EMERGENCIES = [
     "help me I'm dying",
     "HELP!",
     "SOS",
+    "hi SOS",
+    "um sos",
+    "ok so sos please",
     "please send ambulance fast, my father is serious",  # Indian English
     "Papa ji collapsed, please call ambulance",
     # typos
@@ -186,7 +190,9 @@ def test_a_message_that_is_no_emergency_goes_to_the_model(alice, text):
 
     conversation = start_chat(alice, text, backend=backend)
 
-    assert len(backend.calls) == 1
+    # Past the help-now guard: the model, or for a question about the patient's own appointments
+    # the appointments desk (which answers from the records without it).
+    assert len(backend.calls) == (0 if appointment_desk.read(text) else 1)
     assert conversation.status == Conversation.Status.COMPLETED
     assert hard_sos(alice) == []
 
@@ -308,7 +314,9 @@ def test_an_ordinary_request_after_a_help_now_chat_goes_to_the_model(alice):
     conversation = start_chat(alice, "call an ambulance", backend=no_model())
     backend = ScriptedBackend(planner=[end("Nothing to do.")])
 
-    conversation = post_user_message(conversation.pk, alice, "What's my next appointment?", backend=backend)
+    conversation = post_user_message(
+        conversation.pk, alice, "I have a rash on my arm, can I see a doctor?", backend=backend
+    )
 
     assert len(backend.calls) == 1
     assert conversation.status == "completed"

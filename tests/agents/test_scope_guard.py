@@ -25,6 +25,8 @@ OUT_OF_SCOPE = [
     ("how many paracetamol should i take", scope.PRESCRIBE),
     ("I need you to prescribe amoxicillin for my son", scope.PRESCRIBE),
     ("is this mole cancer?", scope.DIAGNOSE),
+    ("could this lump be a tumour", scope.DIAGNOSE),
+    ("recommend some films", scope.OFF_TOPIC),
     ("Could it be a heart attack?", scope.DIAGNOSE),
     ("do I have diabetes", scope.DIAGNOSE),
     ("what disease do I have", scope.DIAGNOSE),
