@@ -21,7 +21,9 @@ transaction holds the write lock for the whole run: run the command against a
 copy of the database (``DATABASE_URL=sqlite:///…``) or while the app is idle.
 
 The simulated user (:func:`simulated_reply`): while the conversation waits
-for input, a question that proposes an appointment (:func:`proposes_appointment`)
+for input, a yes/no question before a change (:func:`asks_consent`: a cancel, a
+move, a text to a contact) gets "Yes." or "No." per ``consent`` (default true),
+a question that proposes an appointment (:func:`proposes_appointment`)
 gets "Yes, please book it." or "No, thank you." per ``accept_appointment``;
 any other question gets the case's next answer, then "No, nothing else.". At
 most :data:`MAX_ANSWERS` answers are given.
@@ -140,6 +142,7 @@ from health.vitals import ingest_readings
 
 MAX_ANSWERS = 6
 ACCEPT = "Yes, please book it."
+CONSENT, REFUSE = "Yes.", "No."
 DECLINE = "No, thank you."
 NOTHING_ELSE = "No, nothing else."
 S2D_ANSWERS = ("I don't know.", "No other symptoms.")
@@ -170,6 +173,7 @@ _CLOCK = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _PROPOSAL_WORDS = re.compile(
     r"\b(book|books|booked|booking|appointments?|schedul(?:e|ed|ing)|reserve|shall i)\b", re.IGNORECASE
 )
+_CONSENT = re.compile(r"\breply yes to\b", re.IGNORECASE)
 _DOCTOR_NAME = re.compile(r"\b(?:Dr\.?|Doctor)\s+[A-Z][\w'-]+")
 
 
@@ -187,6 +191,7 @@ class Case:
     message: str
     answers: tuple[str, ...] = ()
     accept_appointment: bool = False
+    consent: bool = True  # the answer to a yes/no question before a change (cancel, move, text)
     specializations: tuple[str, ...] = ()  # acceptable; empty: not checked
     booked: bool | None = None  # None: not checked
     label: str = ""  # the disease, for Symptom2Disease cases
@@ -248,8 +253,16 @@ def proposes_appointment(question: str) -> bool:
     return bool(_PROPOSAL_WORDS.search(question or "") or _DOCTOR_NAME.search(question or ""))
 
 
+def asks_consent(question: str) -> bool:
+    """Whether the question asks the user's yes or no before a change (a cancel, a move, a text to a
+    contact, a medicine the lexicon does not know): the tools word them "… Reply yes to …, or no."."""
+    return bool(_CONSENT.search(question or ""))
+
+
 def simulated_reply(question: str, case: Case, remaining: list[str]) -> str:
     """The simulated user's answer to ``question`` (consumes ``remaining`` answers)."""
+    if asks_consent(question):
+        return CONSENT if case.consent else REFUSE
     if proposes_appointment(question):
         return ACCEPT if case.accept_appointment else DECLINE
     if remaining:
@@ -374,6 +387,9 @@ def _case(line: int, data: Any) -> Case:
     accept = data.get("accept_appointment", False)
     if not isinstance(accept, bool):
         raise CaseError(f"{where}: 'accept_appointment' must be true or false.")
+    consent = data.get("consent", True)
+    if not isinstance(consent, bool):
+        raise CaseError(f"{where}: 'consent' must be true or false.")
     category, unseen = data.get("category", ""), data.get("unseen", False)
     if not isinstance(category, str) or not isinstance(unseen, bool):
         raise CaseError(f"{where}: 'category' must be a string and 'unseen' true or false.")
@@ -382,6 +398,7 @@ def _case(line: int, data: Any) -> Case:
         message=message,
         answers=_strings(data.get("answers", []), where, "answers"),
         accept_appointment=accept,
+        consent=consent,
         specializations=_strings(expect.get("specializations", []), where, "expect.specializations"),
         booked=booked,
         category=category,
