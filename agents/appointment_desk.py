@@ -173,7 +173,7 @@ _VOCABULARY = (
 )  # fmt: skip
 
 
-def typos_read(text: str) -> str:
+def typos_read(text: str, vocabulary: tuple[str, ...] = _VOCABULARY) -> str:
     """``text`` with each typo of a desk word replaced by the word. A word that is spelled right
     (agents.tools.said's English word list) is kept: "cone" stays "cone", not "come". rapidfuzz's
     optimal string alignment counts a swap of two letters as one edit, the commonest phone typo."""
@@ -187,9 +187,9 @@ def typos_read(text: str) -> str:
     def read_word(match: re.Match) -> str:
         word = match.group(0)
         low = word.lower()
-        if len(low) < 3 or low in english or low in _VOCABULARY:
+        if len(low) < 2 or low in english or low in vocabulary:
             return word
-        found = process.extractOne(low, _VOCABULARY, scorer=OSA.distance, score_cutoff=1 if len(low) < 7 else 2)
+        found = process.extractOne(low, vocabulary, scorer=OSA.distance, score_cutoff=1 if len(low) < 7 else 2)
         return found[0] if found else word
 
     return re.sub(r"[A-Za-z]+", read_word, text)

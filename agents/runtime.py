@@ -10,13 +10,14 @@ Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
 on any failure the guard completes the required sequence (agents.sos.guard).
-Chats have five guards of their own that need no model: a message that asks for
+Chats have six guards of their own that need no model: a message that asks for
 emergency help now starts the hard SOS as the SOS button does, before anything
 else (agents.help_now), a message in a language
 the assistant does not understand is answered at once (agents.language), so is a
 new request to prescribe, to diagnose or about anything but care (agents.scope), a
 question about, or a change to, an appointment the patient has is answered from the
-records (agents.appointment_desk), and a
+records (agents.appointment_desk), so is a question about the patient's recorded health
+(agents.health_desk), and a
 chat in which the user declined the offered appointment still stores the
 complaint and the referral when the model ended, or failed, without them
 (agents.decline_guard).
@@ -35,7 +36,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agents import appointment_desk, decline_guard, help_now, language, scope
+from agents import appointment_desk, decline_guard, health_desk, help_now, language, scope
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.memory.context import planner_memory
 from agents.models import Conversation
@@ -230,6 +231,7 @@ class Runtime:
                     or self._answer_other_language()
                     or self._answer_out_of_scope()
                     or self._appointments_desk()
+                    or self._health_desk()
                 ):
                     self._loop()
             except RunFailed as failure:
@@ -364,6 +366,13 @@ class Runtime:
         if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
             return False
         return appointment_desk.handle(self)
+
+    def _health_desk(self) -> bool:
+        """A question about the patient's recorded health (agents.health_desk: "how was my day?", "how did
+        I sleep?") answered with numbers computed from the readings, without calling the model."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        return health_desk.handle(self)
 
     def _log_crash(self, what: str, exc: BaseException) -> None:
         """A bug's log line: its kind and frames only, as an exception's message may quote health data."""

@@ -21,6 +21,7 @@ from agents.tools import (  # noqa: F401  (registers)
     health_data,
     interaction,
     my_appointments,
+    my_health,
     symptoms,
 )
 from agents.tools.context import ToolContext

@@ -243,3 +243,17 @@ def test_a_patient_asks_for_their_appointments_and_cancels_one_with_the_yes_butt
     appointment.refresh_from_db()
     assert appointment.state == "cancelled"
     screenshot(page, "chat-cancelled")
+
+
+def test_how_was_my_day_is_answered_from_the_readings_in_the_chat(page, alice, scripted_model):
+    """The health desk's answer is the server's summary of the readings, shown as written."""
+    scripted_model()  # never called
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Chat").click()
+
+    page.get_by_label("Your message").fill("How was my day?")
+    page.get_by_role("button", name="Send").click()
+
+    notice = page.get_by_role("log", name="Messages").locator(".kind-notice").last
+    expect(notice).to_contain_text("No readings from your watch were recorded today")
+    screenshot(page, "chat-my-day")

@@ -29,7 +29,10 @@ const ABOUT_APPOINTMENT = /\b(appointments?|book\w*|slot|dr\.?|doctor|specialist
 let appointmentNotice = false;
 // Planner steps the runtime's guards write (agents/runtime.py, agents/decline_guard.py): what they tell
 // the patient is a server template ("I can't prescribe… I can find you the right specialist"), shown as is.
-const GUARD_STEP = /^((Scope|Language|Decline|Help-now) guard|Appointments desk):/;
+const GUARD_STEP = /^((Scope|Language|Decline|Help-now) guard|(Appointments|Health|Medicines) desk):/;
+// Tools whose result carries a message rendered by the server from the records (a reminder as
+// stored, the patient's appointments, their readings summed up, today's doses): shown as written.
+const MESSAGE_TOOLS = new Set(["set_medication_reminder", "get_upcoming_appointments", "get_health_summary", "get_todays_doses"]);
 let current = null; // the open conversation, as the API returns it
 let steps = new Map(); // index -> step of the open conversation
 let sending = false;
@@ -104,7 +107,7 @@ function transcript() {
         if (value.result.message) items.push({ index: step.index, kind: "notice", text: value.result.message });
       } else if (lastCall.tool === "get_available_specialists" && value.result?.specialist_id) {
         offer = value.result;
-      } else if (["set_medication_reminder", "get_upcoming_appointments"].includes(lastCall.tool) && value.result?.message) {
+      } else if (MESSAGE_TOOLS.has(lastCall.tool) && value.result?.message) {
         // The schedule as stored (rendered by the server from the saved rows), not the model's words.
         items.push({ index: step.index, kind: "notice", text: value.result.message });
       } else if (lastCall.tool === "notify_user" && value.result === true) {

@@ -1,0 +1,135 @@
+"""The health desk: "how was my day?", "how did I sleep?", "what was my heart rate this week?".
+
+A question about the patient's own recorded health is answered from the readings before the model
+runs, like the other chat guards (agents/runtime.py): a small model asked "how were my vitals
+today?" stored a symptom record, and "how was my day?" looped. The desk reads the question
+(:func:`read`: what it is about and which period), calls ``get_health_summary``
+(agents.tools.my_health: every number computed from the readings, put into words by templates) and
+ends the request; the tool's message is the answer.
+
+Hand-written rules on purpose, like agents.scope and agents.appointment_desk: the desk must not take
+a complaint ("my heart rate is racing and I feel dizzy", "I can't sleep") away from the model and the
+help-now guard, so it reads only questions about the record ("how", "what", "show me") that name no
+symptom, and a statement goes on as before.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agents.appointment_desk import typos_read
+from agents.models import Conversation
+from agents.trajectory import END
+
+if TYPE_CHECKING:
+    from agents.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+DESK = "Health desk:"  # how the desk's planner steps begin (the chat page shows its words as written)
+
+_TOPICS = (
+    ("sleep", re.compile(r"\b(?:sleep|slept|sleeping)\b", re.I)),
+    ("heart_rate", re.compile(r"\b(?:heart ?rate|pulse|heart ?beats?|bpm|hr)\b", re.I)),
+    ("blood_pressure", re.compile(r"\b(?:blood pressure|bp)\b", re.I)),
+    ("spo2", re.compile(r"\b(?:oxygen|spo2|o2|saturation|sats)\b", re.I)),
+    ("steps", re.compile(r"\b(?:steps|walked|walking|how far did (?:i|\w+) walk)\b", re.I)),
+    ("vitals", re.compile(r"\b(?:vitals?|vital signs|readings|numbers|stats|measurements)\b", re.I)),
+    (
+        "day",
+        re.compile(
+            r"\b(?:(?:my|\w+'s|his|her)\s+(?:whole\s+)?(?:day|week|health|report|daily report|health report|"
+            r"weekly report|summary)|how\s+(?:am|is|are|was|were)\s+(?:i|my|\w+)\s+(?:doing|today|this week)|"
+            r"how\s+was\s+(?:\w+\s+)?day|how'?s\s+my\s+(?:day|health))\b",
+            re.I,
+        ),
+    ),
+)
+_ASKS = re.compile(
+    r"\?|^\W*(?:how|what|whats|what's|was|were|did|do|is|are|has|have|show|tell|give|send|summari[sz]e|"
+    r"any|can you|could you|please)\b|\b(?:show|tell|give)\s+me\b|\bsummary\b",
+    re.I,
+)
+# The patient's (or the patient's family member's) own record: "my", "I", "mum's", "did dad sleep".
+_OWN = re.compile(r"\b(?:my|i|me|mine|\w+'s|his|her|(?:did|has|have|is)\s+(?:mum|mom|dad|he|she|\w+)\b)", re.I)
+_PERIODS = (
+    ("last_night", re.compile(r"\b(?:last night|overnight|tonight)\b", re.I)),
+    ("yesterday", re.compile(r"\byesterday\b", re.I)),
+    (
+        "week",
+        re.compile(
+            r"\b(?:this week|past week|last week|the week|weekly|last (?:7|seven|few) days|past (?:7|seven|few) days|"
+            r"over the (?:last|past) (?:few|7|seven) days|this month|lately|recently|since monday|my week)\b",
+            re.I,
+        ),
+    ),
+)
+# Asking to book or to do something is not a question about the record.
+_ACTION = re.compile(
+    r"\b(?:book|appointment|remind|reminder|cancel|prescri\w*|doctor|specialist|sos|ambulance|help me)\b", re.I
+)
+
+
+# The words of the patterns above, for the typo reader ("hw was my dya", "hart rate", "slep").
+_VOCABULARY = (
+    "how", "what", "was", "were", "did", "day", "week", "sleep", "slept", "heart", "rate", "pulse", "blood",
+    "pressure", "oxygen", "steps", "walked", "vitals", "readings", "report", "health", "summary", "yesterday",
+    "today", "last", "night", "show", "tell", "lately", "doing",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class HealthRequest:
+    topic: str  # agents.tools.my_health.TOPICS
+    period: str  # agents.tools.my_health.PERIODS
+
+
+def read(message: str) -> HealthRequest | None:
+    """The health question in ``message``, or None: everything else goes on to the model."""
+    text = typos_read(" ".join(str(message).split()), _VOCABULARY)
+    if not text or not _ASKS.search(text) or not _OWN.search(text) or _ACTION.search(text):
+        return None
+    topic = next((name for name, pattern in _TOPICS if pattern.search(text)), None)
+    if topic is None:
+        return None
+    from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
+
+    if symptoms_in(text):
+        return None  # "why is my heart racing and my chest tight?" is a complaint
+    period = next((name for name, pattern in _PERIODS if pattern.search(text)), "today")
+    if topic != "sleep" and period == "last_night":
+        period = "yesterday" if re.search(r"\byesterday\b", text, re.I) else "today"
+    if topic == "day" and re.search(r"\bweek\b", text, re.I):
+        period = "week"
+    return HealthRequest(topic, period)
+
+
+def handle(runner: Runtime) -> bool:
+    """Answer the chat's new request when it is a question about the patient's recorded health;
+    True when it did (the request is over), False otherwise."""
+    if not runner.states or runner.states[-1]["from"] != "user":
+        return False
+    request = read(str(runner.states[-1]["value"]))
+    if request is None:
+        return False
+    log.info("conversation %s: health desk: %s, %s", runner.conversation.pk, request.topic, request.period)
+    topic, period = request.topic.replace("_", " "), request.period.replace("_", " ")
+    runner.append(
+        "planner",
+        {
+            "reason": f"{DESK} the user asks about their recorded health ({topic}, {period}).",
+            "action": "Summarise the recorded readings for the user.",
+        },
+    )
+    runner.execute_call(
+        {
+            "tool": "get_health_summary",
+            "parameters": {"user_id": runner.user_ref, "topic": request.topic, "period": request.period},
+        }
+    )
+    runner.append("planner", {"reason": f"{DESK} the user was told.", "action": END})
+    runner.set_status(Conversation.Status.COMPLETED)
+    return True
