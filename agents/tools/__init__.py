@@ -22,6 +22,7 @@ from agents.tools import (  # noqa: F401  (registers)
     interaction,
     my_appointments,
     my_health,
+    my_medicines,
     symptoms,
 )
 from agents.tools.context import ToolContext

@@ -1,0 +1,520 @@
+"""The medicines desk: "what doses do I have today?", "I took my morning pill", "can I upload a photo of
+my prescription?".
+
+A patient's questions about the medicines they already take are answered from the records, before
+the model runs, like the appointments desk (agents.appointment_desk) and the other chat guards
+(agents/runtime.py). The desk reads the request (:func:`read`, no database) and uses the tools of
+agents.tools.my_medicines, whose steps are written into the trajectory like any other:
+
+- doses_today: ``get_todays_doses``; its message (rendered from the dose records and reminders) is
+  the answer;
+- dose_taken: the one dose of today the words name (by medicine, brand or typo of it, and by part of
+  the day or clock time) that the Medications page would let the patient mark, then
+  ``mark_dose_taken``, which asks "Mark your 08:00 … dose as taken?" and marks it only on a clear
+  yes; more than one could be meant: ``get_input_from_user`` asks which (numbered; the answer is read
+  by the desk, not the model); none: the user is told why (taken already, not due yet, no such
+  dose) with today's doses;
+- photo: where to upload a prescription photo and what happens next (a template); nothing is stored.
+
+Setting a reminder ("remind me to take metformin twice a day") stays with the model and
+``set_medication_reminder``; so does anything about how to take a medicine, a complaint, or a
+request to prescribe (agents.scope answers that first). Hand-written rules on purpose, like
+agents.appointment_desk, rather than an intent classifier or a parsing library: the desk must never
+answer a message that needs the model or a person ("I took too many pills", "I took my metformin and
+feel dizzy"), and a wrong "taken" is a false record, so each pattern is narrow and its cases are
+listed in the tests; a message that is not plainly the desk's goes on to the model as before. The
+libraries that do fit are used: rapidfuzz for typos and the medicines lexicon for names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from django.template.loader import render_to_string
+from rapidfuzz.distance import OSA
+
+from agents.appointment_desk import typos_read
+from agents.models import Conversation
+from agents.tools.health_data import known_medicine, split_strength
+from agents.tools.my_medicines import NOT_RECORDED, UPCOMING, TodaysDose, listing, photo_help, todays_doses
+from agents.tools.transcript import QUESTION_TOOLS, request_parts
+from agents.trajectory import END
+
+if TYPE_CHECKING:
+    from agents.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+DOSES_TODAY, DOSE_TAKEN, PHOTO = "doses_today", "dose_taken", "photo"
+DESK = "Medicines desk:"  # how the desk's planner steps begin (the chat page shows its words as written)
+
+# Words for a medicine without its name: "my pills", "the evening tablets", "my meds".
+_PILL = (
+    r"(?:pills?|tablets?|tabs|capsules?|caps|meds|medicines?|medications?|doses?|insulin|inhalers?|"
+    r"antibiotics|vitamins?|supplements?)"
+)
+_PILL_WORDS = frozenset(
+    "pill pills tablet tablets tabs capsule capsules caps meds medicine medicines medication medications dose doses "
+    "insulin inhaler inhalers antibiotics vitamin vitamins supplement supplements".split()
+)
+# Parts of the day a dose is named by, as local hours [from, to) (wrapping past midnight for night).
+PARTS = {
+    "morning": (4, 12),
+    "breakfast": (5, 11),
+    "lunch": (11, 15),
+    "lunchtime": (11, 15),
+    "midday": (11, 15),
+    "noon": (11, 15),
+    "afternoon": (12, 17),
+    "evening": (16, 23),
+    "dinner": (16, 22),
+    "supper": (16, 22),
+    "night": (19, 4),
+    "nighttime": (19, 4),
+    "tonight": (16, 4),
+    "bedtime": (19, 4),
+}
+_PART = r"(?:" + "|".join(sorted(PARTS, key=len, reverse=True)) + r")"
+
+_OPENING = re.compile(
+    r"^\W*(?:(?:hi|hello|hey|hiya|ok(?:ay)?|um+|uh+|so|sorry|yes|yeah|right|quick question|question)\b[\s,.!:;-]*)+",
+    re.I,
+)
+# Not the desk's, whatever else the message says: too much or the wrong medicine (a person or the
+# model must answer), how to take one, a complaint, a change to the prescription.
+_NOT_MINE = re.compile(
+    r"\b(?:too many|too much|double|extra|overdos\w*|two doses|twice|again|wrong|by mistake|mistakenly|accident\w*|"
+    r"someone else'?s|(?:his|her|their|husband'?s|wife'?s|mum'?s|mom'?s|dad'?s|son'?s|daughter'?s)\s+(?:\w+\s+)?"
+    + _PILL
+    + r"|instead of|expired|side[- ]effects?|allerg\w*|reaction|interact\w*|alcohol|safe|"
+    r"sick|vomit\w*|threw up|throw up|dizzy|rash|pregnan\w*|breastfeed\w*|increase\w*|decrease\w*|reduce\w*|"
+    r"change\w*|stop(?:ped|ping)?|switch\w*|refill|renew\w*|run(?:ning)? out|ran out|prescribe\w*|why)\b",
+    re.I,
+)
+# Setting, changing or stopping a reminder is the model's (set_medication_reminder).
+_SET_REMINDER = re.compile(
+    r"\bremind\s+(?:me|him|her|us)\b|\b(?:set|add|create|make|put|schedule|change|move|cancel|delete|remove|"
+    r"turn off|switch off|stop|snooze)\s+(?:\w+\s+){0,3}?(?:reminders?|alarms?|alerts?)\b"
+    r"|\breminders?\s+(?:for|to|at)\b",
+    re.I,
+)
+_NEGATED = re.compile(
+    r"\b(?:not|n't|never|no|forgot|forget|forgotten|missed|skipped|without|couldn'?t|can'?t|cannot|won'?t|"
+    r"didn'?t|haven'?t|hasn'?t|wasn'?t|isn'?t|aren'?t)\b|n't\b",
+    re.I,
+)
+
+# --- photo: "I have a photo of my prescription", "can I upload my prescription" -------------
+_PRESCRIPTION = r"(?:prescriptions?|script|rx)"
+_PHOTO = re.compile(
+    rf"\b(?:photos?|pictures?|pics?|images?|scans?|scanned|snaps?|snapshot|photograph\w*|camera|upload\w*|attach\w*)\b"
+    rf"[^.?!]*\b{_PRESCRIPTION}\b"
+    rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:photos?|pictures?|pics?|images?|scans?|scanned|snap|photograph\w*|upload\w*|"
+    rf"attach\w*)\b"
+    rf"|\b(?:add|enter|put in|type in|send you|give you|show you)\s+(?:a|my|the|this|new|a new)\s+{_PRESCRIPTION}\b",
+    re.I,
+)
+# Sending a prescription elsewhere (a pharmacy, a doctor) is not an upload to the app.
+_ELSEWHERE = re.compile(r"\bto\s+(?:the|my|a)?\s*(?:pharmacy|pharmacist|chemist|doctor|gp|clinic|hospital)\b", re.I)
+
+# --- dose_taken: "I took my morning pill", "just took my metformin", "evening meds done" ---------
+# Not "finished": "I finished my antibiotics" is the end of a course, not a dose.
+_TOOK = re.compile(r"\b(?:took|taken|had|swallowed|done|used)\b", re.I)
+# "Did I take…", "have I taken…", "can't remember if I took…": a question about the records.
+_DID_I = re.compile(
+    r"\b(?:did|have|had|has)\s+(?:i|we|she|he)\s+(?:already\s+|actually\s+)?(?:take|taken|took|had|have)\b"
+    r"|\b(?:was|were|is|are|has|have)\s+(?:my|the|this|today'?s|tonight'?s)\s+(?:\w+\s+){0,3}?(?:been\s+)?"
+    r"(?:taken|had|done)\b"
+    r"|\b(?:remember|recall|know|sure|check|tell me)\s+(?:if|whether)\s+i\s+(?:took|taken|have taken|had|'ve taken)\b",
+    re.I,
+)
+_MARK = re.compile(r"\b(?:mark|record|log|tick)\b", re.I)
+
+# --- doses_today: "what doses do I have today?", "what's my medication schedule" ---------------
+_QUESTION = re.compile(
+    r"\?|^\W*(?:what|which|when|whats|what's|do|did|have|is|are|am|show|list|tell|check|any|can you|could you)\b"
+    r"|\b(?:show|list|tell)\s+me\b",
+    re.I,
+)
+_TODAY_ASKS = (
+    # "which pills have I got left to take today", "what medicines am I on", "what doses do I have today"
+    re.compile(
+        rf"\b(?:what|which|whats|what's|any)\s+(?:\w+\s+){{0,2}}?{_PILL}\b[^.?!]*\b(?:today|tonight|left|due|now|on|"
+        rf"taking|take|have|got|next|scheduled|remaining)\b",
+        re.I,
+    ),
+    # "what's my medication schedule", "my pill times"
+    re.compile(
+        rf"\b(?:my|today'?s|the)\s+(?:{_PILL}|pill|medication|medicine|dose)\s+(?:schedule|list|times|timetable|"
+        rf"plan|regimen|routine|chart)\b",
+        re.I,
+    ),
+    # "when is my next dose", "what time do I take my metformin", "when should I take my pills" (the
+    # words must name a dose: :func:`_asks_about_today`)
+    re.compile(
+        r"\b(?:when|what time)\s+(?:is|are|'s|do|does|should|must|will)\s+(?:i\s+(?:take|have|need to take)\s+)?"
+        r"(?:my|the|next|today'?s|tonight'?s)\s+(?:next\s+)?(?:\w+\s+){0,2}?\w+",
+        re.I,
+    ),
+    # "show me my medicines", "list today's doses", "what are my meds"
+    re.compile(
+        rf"\b(?:show|list|tell|give)\s+(?:me\s+)?(?:all\s+)?(?:my|today'?s|tonight'?s)\s+(?:\w+\s+)?{_PILL}\b"
+        rf"|\bwhat(?:'s| is| are)\s+(?:my|today'?s)\s+(?:\w+\s+)?{_PILL}\b",
+        re.I,
+    ),
+    # "what do I take today", "what have I got left to take", "anything due today?", "what's due now"
+    re.compile(
+        r"\bwhat\s+(?:do|should|must|have)\s+i\s+(?:got\s+)?(?:left\s+)?(?:to\s+)?take\b"
+        r"|\b(?:what(?:'s| is)?|anything|is anything|something)\s+(?:left\s+)?due\s+(?:today|now|tonight|this)\b",
+        re.I,
+    ),
+    # "which reminders do I have today", "what are my reminders"
+    re.compile(
+        r"\b(?:what|which|whats|what's|show|list)\s+(?:me\s+)?(?:are\s+)?(?:my\s+)?(?:medication\s+|medicine\s+|pill\s+)?"
+        r"reminders\b",
+        re.I,
+    ),
+)
+# Asking about a medicine rather than the schedule: the model's (or a pharmacist's) to answer.
+_ABOUT_A_MEDICINE = re.compile(
+    r"\b(?:can|could|should|may|must)\s+i\s+take\b(?!\s+(?:my|the)\s+(?:\w+\s+)?(?:now|today|tonight)\b)"
+    r"|\bwhat\s+(?:is|are|does|do)\s+(?!my\b|today)\w+\s+(?:for|do|used)\b|\bhow\s+(?:much|many|long|often)\b"
+    rf"|\bfor\s+(?:a|an|my|the|his|her)\s+(?!day\b|rest\b|{_PART}\b)\w+|\bwhat (?:is|are) (?!my\b|today|due\b)\w+\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class MedicineRequest:
+    """What the desk reads in a message: the kind, and the words that say which dose (dose_taken)."""
+
+    kind: str
+    target: str = ""
+
+
+# The words the desk's patterns are made of: a typo of one ("tabelts", "mornign", "prescripton") is
+# read as the word (agents.appointment_desk.typos_read, as that desk reads "apointment").
+_VOCABULARY = (
+    "take", "took", "taken", "swallowed", "tablet", "tablets", "pill", "pills", "capsule", "capsules", "medicine",
+    "medicines", "medication", "medications", "meds", "dose", "doses", "schedule", "today", "tonight", "morning",
+    "afternoon", "evening", "night", "bedtime", "breakfast", "dinner", "prescription", "photo", "picture",
+    "upload", "which", "what", "left", "remind", "reminder", "reminders", "insulin", "inhaler", "antibiotics",
+)  # fmt: skip
+
+
+@cache
+def _is_medicine(word: str) -> bool:
+    """A medicine the lexicon knows (or a typo of one): "metformin", "glucophage", "metfromin". Short
+    names ("pan", "ors") are left out: "I took my pan off the stove" is no dose."""
+    return len(word) >= 4 and word not in _PILL_WORDS and known_medicine(word) is not None
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def _names_a_dose(words: list[str]) -> bool:
+    return any(w in _PILL_WORDS or _is_medicine(w) for w in words)
+
+
+def _took_a_dose(text: str) -> bool:
+    """ "I took my morning pill", "just took my metformin", "evening meds done", "mark my 8am dose as taken":
+    a taking verb with a pill word or a medicine's name within a few words of it, not denied."""
+    for clause in re.split(r"[.!?;]|\bbut\b|\bthen\b", text):
+        for verb in _TOOK.finditer(clause):
+            before, after = clause[: verb.start()], clause[verb.end() :]
+            if _NEGATED.search(before[-40:]):
+                continue
+            after_words, before_words = _words(after)[:5], _words(before)[-4:]
+            # "Had" and "used" only with "my …" or a name ("I had my evening meds"; not "I had a pill
+            # of something"), and a bare "done" or "taken" after the object ("metformin taken").
+            verb_word = verb.group(0).lower()
+            if verb_word in ("done", "taken") and _names_a_dose(before_words) and after_words[:1] != ["by"]:
+                return True
+            if verb_word == "done":
+                continue
+            if _names_a_dose(after_words) and (
+                verb_word not in ("had", "used") or after_words[:1] in (["my"], ["the"])
+            ):
+                return True
+    return False
+
+
+def _asks_about_today(text: str) -> bool:
+    """One of the questions about today's doses, whose words name a dose or ask what is due."""
+    for pattern in _TODAY_ASKS:
+        match = pattern.search(text)
+        if match and (_names_a_dose(_words(match.group(0))) or _ASKS_WHAT_IS_DUE.search(match.group(0))):
+            return True
+    return False
+
+
+# The questions of _TODAY_ASKS that need no medicine word: "what do I take today", "what are my reminders".
+_ASKS_WHAT_IS_DUE = re.compile(r"^\W*(?:what\s+(?:do|should|must|have)\s+i\b|.*\bdue\b|.*\breminders\b)", re.I)
+
+
+def read(message: str) -> MedicineRequest | None:
+    """The desk request in ``message``, or None: everything else goes on to the model."""
+    text = _OPENING.sub("", typos_read(" ".join(str(message).split()), _VOCABULARY))
+    if not text or _SET_REMINDER.search(text):
+        return None
+    kind = None
+    if _PHOTO.search(text) and not _ELSEWHERE.search(text):
+        kind = PHOTO
+    elif _NOT_MINE.search(text):
+        return None
+    elif _DID_I.search(text) and _names_a_dose(_words(text)):
+        kind = DOSES_TODAY
+    elif _took_a_dose(text) or (
+        _MARK.search(text) and re.search(r"\btaken\b", text, re.I) and _names_a_dose(_words(text))
+    ):
+        kind = DOSE_TAKEN
+    elif _QUESTION.search(text) and _asks_about_today(text) and not _ABOUT_A_MEDICINE.search(text):
+        kind = DOSES_TODAY
+    if kind is None:
+        return None
+    from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
+
+    # "I took my metformin and my chest hurts": a complaint is the model's to handle.
+    if symptoms_in(text):
+        return None
+    return MedicineRequest(kind, text if kind == DOSE_TAKEN else "")
+
+
+# --- which dose ---------------------------------------------------------------------------
+
+_CLOCK = re.compile(
+    r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<x>a\.?m\.?|p\.?m\.?)(?=\W|$)|\b(?P<h2>\d{1,2}):(?P<m2>\d{2})\b", re.I
+)
+# The clock time that names a dose ("my 8am pill", "the 20:00 dose"), not the time it was taken
+# ("I took it at 9"): it stands right before the medicine words.
+_NAMING_CLOCK = re.compile(rf"({_CLOCK.pattern})\s+(?:\w+\s+)?(?:{_PILL}|[a-z]{{4,}})\b", re.I)
+_NUMBER = re.compile(r"^\W*(?:number\s+|no\.?\s*|#)?(\d)\W*$|\b(first|second|third|fourth|fifth)\b", re.I)
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+
+def _clock_named(words: str) -> dt.time | None:
+    match = _NAMING_CLOCK.search(words)
+    if match is None:
+        return None
+    clock = _CLOCK.search(match.group(1))
+    hour = int(clock.group("h") or clock.group("h2"))
+    minute = int(clock.group("m") or clock.group("m2") or 0)
+    meridiem = (clock.group("x") or "").lower().replace(".", "")
+    if meridiem == "pm" and hour < 12:
+        hour += 12
+    elif meridiem == "am" and hour == 12:
+        hour = 0
+    return dt.time(hour, minute) if hour < 24 and minute < 60 else None
+
+
+def _in_part(part: str, at: dt.datetime) -> bool:
+    start, end = PARTS[part]
+    return start <= at.hour < end if start < end else (at.hour >= start or at.hour < end)
+
+
+def _generic(name: str) -> str | None:
+    found = known_medicine(split_strength(name)[0])
+    return found.generic if found is not None else None
+
+
+def _names_medication(words: list[str], medication) -> bool:
+    """Whether the user's words name ``medication``: its name written (or one typo away, two for long
+    names), or another name of the same medicine in the lexicon ("glucophage" for Metformin)."""
+    name = medication.name.lower()
+    if re.search(rf"\b{re.escape(name)}\b", " ".join(words)):
+        return True
+    parts = [p for p in re.findall(r"[a-z]+", name) if len(p) >= 4 and p not in _PILL_WORDS]
+    generic = _generic(medication.name)
+    for word in words:
+        if len(word) < 4 or word in _PILL_WORDS:
+            continue
+        if any(OSA.distance(word, p) <= (1 if len(p) < 8 else 2) and word[0] == p[0] for p in parts):
+            return True
+        if generic is not None and _is_medicine(word) and _generic(word) == generic:
+            return True
+    return False
+
+
+def choose(doses: list[TodaysDose], words: str) -> list[TodaysDose]:
+    """The doses ``words`` may mean: by medicine named, by clock time or part of the day said; all of
+    them when the words name none of these, none when they name a medicine the patient has no dose of."""
+    tokens = _words(words)
+    found = doses
+    medicines = {d.medication.pk: d.medication for d in doses}
+    named = [pk for pk, m in medicines.items() if _names_medication(tokens, m)]
+    if named:
+        found = [d for d in found if d.medication.pk in named]
+    elif any(_is_medicine(w) for w in tokens):
+        return []  # "I took my aspirin" with no aspirin today: not one of the others
+    clock = _clock_named(words)
+    if clock is not None:
+        found = [d for d in found if abs(d.at.hour * 60 + d.at.minute - clock.hour * 60 - clock.minute) <= 60]
+    parts = [p for p in PARTS if re.search(rf"\b{p}\b", words, re.I)]
+    if parts:
+        found = [d for d in found if any(_in_part(p, d.at) for p in parts)]
+    return found
+
+
+# --- in the runtime ---------------------------------------------------------------------------
+
+
+def handle(runner: Runtime) -> bool:
+    """Do the desk's part of the chat's unread message; True when the run needs nothing more now
+    (answered, or waiting for the user), False when the model goes on (not the desk's)."""
+    states = runner.states
+    if not states:
+        return False
+    last = states[-1]
+    if last["from"] == "user":
+        request = read(str(last["value"]))
+        if request is None:
+            return False
+        return _start_request(runner, request)
+    asked = _desk_call(states)
+    if asked is None or last["from"] != "observation":
+        return False
+    parts = request_parts(runner.conversation)
+    request = read(parts[0]) if parts else None
+    if request is None:
+        return False
+    if asked in QUESTION_TOOLS:
+        call = states[-2]["value"]
+        return _which_answered(runner, str(call.get("parameters", {}).get("questions", "")), _answer(last))
+    # The question was answered: the tool's result says what the record now holds.
+    return _finish(runner, "the user answered; the record says what happened.")
+
+
+def _desk_call(states: list[dict[str, Any]]) -> str | None:
+    """The tool of the caller step before the last state, when the desk chose it."""
+    if len(states) < 3 or states[-2]["from"] != "caller" or states[-3]["from"] != "planner":
+        return None
+    reason = str((states[-3]["value"] or {}).get("reason", "")) if isinstance(states[-3]["value"], dict) else ""
+    if not reason.startswith(DESK):
+        return None
+    call = states[-2]["value"] if isinstance(states[-2]["value"], dict) else {}
+    return str(call.get("tool", ""))
+
+
+def _answer(observation: dict[str, Any]) -> str:
+    value = observation["value"] if isinstance(observation["value"], dict) else {}
+    result = value.get("result")
+    return str(result.get("user", "") if isinstance(result, dict) else result or "")
+
+
+def _tz(runner: Runtime):
+    return runner.context(len(runner.states)).tz
+
+
+def _today(runner: Runtime) -> list[TodaysDose]:
+    """Today's doses in the patient's time zone, as the runtime's clock has it."""
+    return todays_doses(runner.conversation.user, runner.clock(), _tz(runner))
+
+
+def _listing(runner: Runtime, doses: list[TodaysDose]) -> str:
+    return listing(runner.conversation.user, runner.clock(), _tz(runner), doses)
+
+
+def _start_request(runner: Runtime, request: MedicineRequest) -> bool:
+    log.info("conversation %s: medicines desk: %s", runner.conversation.pk, request.kind)
+    if request.kind == DOSES_TODAY:
+        _plan(runner, "the user asks about today's doses.", "List the user's doses for today.")
+        runner.execute_call({"tool": "get_todays_doses", "parameters": {"user_id": runner.user_ref}})
+        return _finish(runner, "the user was told.")
+    if request.kind == PHOTO:
+        _tell(runner, "the user asks where to upload a prescription photo.", photo_help())
+        return _finish(runner, "the user was told.")
+    doses = _today(runner)
+    meant = choose(doses, request.target)
+    markable = [d for d in meant if d.markable]
+    if len(markable) == 1:
+        return _propose(runner, markable[0])
+    if len(markable) > 1:
+        _plan(runner, "more than one of today's doses could be the one taken.", "Ask the user which one.")
+        runner.execute_call(
+            {
+                "tool": "get_input_from_user",
+                "parameters": {
+                    "user_id": runner.user_ref,
+                    "questions": f"Which dose shall I mark as taken? {_numbered(markable)} Reply with its number.",
+                },
+            }
+        )
+        return True
+    _tell(runner, "no dose of today that the user names can be marked taken.", _nothing_to_mark(runner, meant, doses))
+    return _finish(runner, "the user was told.")
+
+
+def _numbered(doses: list[TodaysDose]) -> str:
+    return " ".join(f"{i}) {d.line}." for i, d in enumerate(doses, start=1))
+
+
+def _nothing_to_mark(runner: Runtime, meant: list[TodaysDose], doses: list[TodaysDose]) -> str:
+    context = {
+        "taken": [d.describe() for d in meant if d.event is not None],
+        "later": [d.describe() for d in meant if d.status == UPCOMING],
+        "unrecorded": [d.describe() for d in meant if d.status == NOT_RECORDED],
+        "listing": _listing(runner, doses),
+    }
+    return " ".join(render_to_string("agents/medicines/nothing_to_mark.txt", context).split())
+
+
+def _which_answered(runner: Runtime, question: str, answer: str) -> bool:
+    """The dose the answer picks among those the question listed (each found again by its line, so a
+    dose that changed meanwhile is not mistaken for another)."""
+    doses = _today(runner)
+    listed = [(int(n), line) for n, line in re.findall(r"(\d+)\) (.*?)\.(?= \d+\) | Reply with)", question)]
+    offered = [d for d in doses if d.markable and any(line == d.line for _n, line in listed)]
+    number = _NUMBER.search(answer)
+    if number is not None:
+        position = int(number.group(1)) if number.group(1) else _ORDINALS.index(number.group(2).lower()) + 1
+        lines = [line for n, line in listed if n == position]
+        chosen = [d for d in offered if lines and d.line == lines[0]]
+    else:
+        chosen = choose(offered, answer) if offered else []
+    if len(chosen) != 1:
+        _plan(runner, "the answer does not say which dose.", "Tell the user nothing was marked.")
+        _notify(runner, f"Nothing was marked: I could not tell which dose. {_listing(runner, doses)}")
+        return _finish(runner, "the user was told.")
+    return _propose(runner, chosen[0])
+
+
+def _propose(runner: Runtime, dose: TodaysDose) -> bool:
+    _plan(
+        runner,
+        f"the user says they took their {dose.time} {dose.medication} dose.",
+        "Ask the user to confirm, then mark it taken.",
+    )
+    observation = runner.execute_call(
+        {"tool": "mark_dose_taken", "parameters": {"user_id": runner.user_ref, "dose_id": str(dose.event.pk)}}
+    )
+    if runner.conversation.status == Conversation.Status.WAITING_INPUT:
+        return True
+    # Refused (the dose changed between reading and asking): say so from the tool's words, and end.
+    error = observation.get("error", "") if isinstance(observation, dict) else ""
+    _tell(runner, "the dose could not be marked.", f"Nothing was marked. {error}".strip())
+    return _finish(runner, "the user was told.")
+
+
+def _plan(runner: Runtime, why: str, action: str) -> None:
+    runner.append("planner", {"reason": f"{DESK} {why}", "action": action})
+
+
+def _tell(runner: Runtime, why: str, message: str) -> None:
+    _plan(runner, why, "Tell the user.")
+    _notify(runner, message)
+
+
+def _notify(runner: Runtime, message: str) -> None:
+    runner.execute_call({"tool": "notify_user", "parameters": {"user_id": runner.user_ref, "message": message}})
+
+
+def _finish(runner: Runtime, why: str) -> bool:
+    runner.append("planner", {"reason": f"{DESK} {why}", "action": END})
+    runner.set_status(Conversation.Status.COMPLETED)
+    return True

@@ -1,0 +1,238 @@
+"""The patient's own medicines today: list today's doses, mark one as taken.
+
+What these tools tell the user is rendered from the stored rows (agents/templates/agents/medicines/),
+never from a model's words: each dose is listed with its medicine and strength, the dose as stored
+(nothing when none is stored) and its recorded state. A dose is marked taken with the same model
+method as the Medications page's "Taken" button (``DoseEvent.take``), only for a dose that page
+offers the button for (the patient's own, due today, not yet taken or skipped), and only after the
+user answers a clear yes to the question, as the appointment tools ask before a change
+(agents.tools.my_appointments). Doses later today have no dose record yet (the dispatcher creates
+each when it falls due, health.scheduler.dispatch): they are listed as upcoming from the reminders,
+and cannot be marked before then, as on the page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from agents.errors import InvalidArguments, NotFound
+from agents.models import Conversation
+from agents.tools.context import ToolContext
+from agents.tools.interaction import AskUser, clear_yes
+from agents.tools.registry import tool
+from health.models import DoseEvent, InvalidTransition, Medication
+from health.scheduler.dispatch import local_due_time
+
+S = DoseEvent.State
+# The states the Medications page shows a "Taken" button for (frontend/templates/frontend/medications.html).
+MARKABLE_STATES = (S.DUE, S.SENT, S.SNOOZED, S.MISSED)
+UPCOMING = "upcoming"
+NOT_RECORDED = "not recorded yet"
+
+
+def medications_page() -> str:
+    """Where the patient sees today's doses and uploads a prescription (the frontend's Medications page)."""
+    return reverse("medications")
+
+
+@dataclass(frozen=True)
+class TodaysDose:
+    """One of today's doses: its dose record when there is one (None: its time has not come yet, or
+    the dispatcher has not run since), the medication, its local due time and its state in words."""
+
+    medication: Medication
+    at: dt.datetime
+    event: DoseEvent | None
+    status: str
+
+    @property
+    def time(self) -> str:
+        return f"{self.at:%H:%M}"
+
+    @property
+    def markable(self) -> bool:
+        return self.event is not None and self.event.state in MARKABLE_STATES
+
+    @property
+    def line(self) -> str:
+        """ "08:00 Metformin 500 mg, 1 tablet": the dose as the patient reads it, without its state."""
+        dose = f", {self.medication.dose}" if self.medication.dose else ""
+        return f"{self.time} {self.medication}{dose}"
+
+    def describe(self) -> dict[str, str]:
+        food = self.medication.food_timing
+        return {
+            "dose_id": str(self.event.pk) if self.event is not None else "",
+            "medicine": str(self.medication),
+            "dose": self.medication.dose,
+            "time": self.time,
+            "food": "" if food == Medication.FoodTiming.ANY else self.medication.get_food_timing_display().lower(),
+            "status": self.status,
+        }
+
+
+def status_of(event: DoseEvent, tz) -> str:
+    """The dose record's state in the words of the Medications page ("reminder sent", "snoozed until 08:30")."""
+    words = event.get_state_display().lower()
+    if event.state == S.SNOOZED and event.snoozed_until is not None:
+        words += f" until {event.snoozed_until.astimezone(tz):%H:%M}"
+    return words
+
+
+def current_medications(user, today: dt.date) -> list[Medication]:
+    """The medications the patient takes today (active, within their dates), as the page's schedule lists them."""
+    return list(
+        Medication.objects.filter(user=user, active=True, start_date__lte=today)
+        .filter(Q(end_date__isnull=True) | Q(end_date__gte=today))
+        .prefetch_related("reminders")
+    )
+
+
+def todays_doses(user, now: dt.datetime, tz) -> list[TodaysDose]:
+    """Today's doses in the patient's time zone, earliest first: every dose record of today (as the
+    Medications page lists them), then each reminder of a current medication that has none yet:
+    upcoming when its time is still to come, "not recorded yet" when it has passed and the
+    dispatcher has not run since. A reminder switched on after today's time owes no dose today."""
+    today = now.astimezone(tz).date()
+    events = list(
+        DoseEvent.objects.filter(user=user, due_on=today).select_related("reminder__medication").order_by("due_at")
+    )
+    found = [TodaysDose(e.reminder.medication, e.due_at.astimezone(tz), e, status_of(e, tz)) for e in events]
+    recorded = {e.reminder_id for e in events}
+    for medication in current_medications(user, today):
+        for reminder in medication.reminders.all():
+            if not reminder.enabled or reminder.pk in recorded:
+                continue
+            due = local_due_time(today, reminder.time_of_day, tz)
+            if due > now:
+                found.append(TodaysDose(medication, due.astimezone(tz), None, UPCOMING))
+            elif due > reminder.checked_until:
+                found.append(TodaysDose(medication, due.astimezone(tz), None, NOT_RECORDED))
+    return sorted(found, key=lambda d: (d.at, str(d.medication)))
+
+
+def as_needed(user, today: dt.date) -> list[str]:
+    """Current medications without set times (taken as needed): no dose is due, so none is listed."""
+    return [str(m) for m in current_medications(user, today) if not m.clock_times]
+
+
+def listing(user, now: dt.datetime, tz, doses: list[TodaysDose] | None = None) -> str:
+    """The words of today's doses (agents/medicines/today.txt), on one line."""
+    today = now.astimezone(tz).date()
+    doses = todays_doses(user, now, tz) if doses is None else doses
+    context = {
+        "doses": [d.describe() for d in doses],
+        "as_needed": as_needed(user, today),
+        "has_medications": bool(current_medications(user, today)),
+        "date": f"{today:%A} {today.day} {today:%B}",
+        "zone": getattr(tz, "key", str(tz)),
+        "page": medications_page(),
+    }
+    return " ".join(render_to_string("agents/medicines/today.txt", context).split())
+
+
+def photo_help() -> str:
+    """Where to upload a prescription photo and what happens then (agents/medicines/photo.txt)."""
+    context = {"page": medications_page(), "max_mb": settings.PRESCRIPTION_MAX_MB}
+    return " ".join(render_to_string("agents/medicines/photo.txt", context).split())
+
+
+def _dose_message(name: str, dose: TodaysDose, **extra) -> str:
+    context = {"dose": dose.describe(), "event": dose.event, **extra}
+    return " ".join(render_to_string(f"agents/medicines/{name}", context).split())
+
+
+@tool
+def get_todays_doses(ctx: ToolContext, user_id: str) -> dict:
+    """Lists the user's medicine doses for today, with each dose's time and recorded state.
+
+    Args:
+        user_id: Unique identifier for the user.
+    """
+    ctx.check_user(user_id)
+    now, tz = ctx.now(), ctx.tz
+    doses = todays_doses(ctx.user, now, tz)
+    return {
+        "doses": [d.describe() for d in doses],
+        "count": len(doses),
+        "message": listing(ctx.user, now, tz, doses),
+    }
+
+
+def _own(ctx: ToolContext, dose_id: str) -> TodaysDose:
+    """The user's own dose record ``dose_id``; NotFound for anyone else's, or none."""
+    try:
+        event = DoseEvent.objects.select_related("reminder__medication").get(
+            pk=int(str(dose_id).strip()), user=ctx.user
+        )
+    except (ValueError, DoseEvent.DoesNotExist) as exc:
+        raise NotFound(f"The user has no dose {dose_id!r}.") from exc
+    tz = ctx.tz
+    return TodaysDose(event.reminder.medication, event.due_at.astimezone(tz), event, status_of(event, tz))
+
+
+def _resuming(ctx: ToolContext) -> bool:
+    """True when the runtime calls the tool again to read the user's answer to its question."""
+    return getattr(ctx.conversation, "status", None) == Conversation.Status.WAITING_INPUT
+
+
+@tool
+def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str) -> AskUser:
+    """Asks the user to confirm, then records one of today's due doses as taken.
+
+    Args:
+        user_id: Unique identifier for the user.
+        dose_id: The dose's id, as get_todays_doses lists it.
+    """
+    ctx.check_user(user_id)
+    dose = _own(ctx, dose_id)
+    question = f"Mark your {dose.time} {dose.medication} dose as taken? Reply yes to mark it, or no."
+    today = ctx.now().astimezone(ctx.tz).date()
+    problem = ""
+    if not dose.markable:
+        problem = f"this dose is {dose.status} already."
+    elif dose.event.due_on != today or dose.event.due_at > ctx.now():
+        problem = "only a dose due today can be marked, as on the Medications page."
+    if problem:
+        if _resuming(ctx):
+            # It changed while the question waited (the Medications page, the dispatcher, midnight):
+            # the answer marks nothing, and says why.
+            return AskUser(
+                question=question,
+                answer=lambda reply: {
+                    "status": "not marked",
+                    "user": reply,
+                    "question": question,
+                    "message": f"Not marked: {problem}",
+                },
+            )
+        raise InvalidArguments(f"Nothing to mark: {problem}")
+
+    def answer(reply: str) -> dict:
+        current = _own(ctx, dose_id)
+        if not clear_yes(reply):
+            return {
+                "status": "not marked",
+                "user": reply,
+                "question": question,
+                "message": _dose_message("not_marked.txt", current),
+            }
+        try:
+            current.event.take()
+        except InvalidTransition as exc:
+            return {"status": "not marked", "user": reply, "question": question, "message": f"Not marked: {exc}"}
+        current = _own(ctx, dose_id)  # read back: the message says what the record holds
+        return {
+            "status": current.event.state,
+            "user": reply,
+            "question": question,
+            "message": _dose_message("marked.txt", current, acted=f"{current.event.acted_at.astimezone(ctx.tz):%H:%M}"),
+        }
+
+    return AskUser(question=question, answer=answer)

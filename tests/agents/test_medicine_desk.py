@@ -1,0 +1,412 @@
+"""The medicines desk (agents/medicine_desk.py, agents/tools/my_medicines.py): today's doses are listed
+from the dose records and reminders, a dose is marked taken only after a clear yes (with the same
+model method as the Medications page), and a prescription photo is pointed to the page, all without
+the model; setting a reminder and anything else still goes to the model."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import zoneinfo
+
+import pytest
+from django.utils import timezone
+
+from agents import medicine_desk as desk
+from agents.errors import InvalidArguments, NotFound
+from agents.llm.scripted import ScriptedBackend
+from agents.models import Conversation
+from agents.runtime import Runtime, pending_question
+from agents.services import post_user_message, start_chat
+from agents.tools import REGISTRY, ToolContext
+from health.models import DoseEvent, Medication, Notification, Prescription, Reminder, SymptomRecord
+from tests.agents.helpers import call, end, plan, states
+from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
+
+READS = [
+    ("what doses do I have today?", desk.DOSES_TODAY),
+    ("which pills have I got left to take today", desk.DOSES_TODAY),
+    ("what's my medication schedule", desk.DOSES_TODAY),
+    ("did I take my evening tablets?", desk.DOSES_TODAY),
+    ("whats my medicaiton schedule", desk.DOSES_TODAY),
+    ("wich pils have i got left today", desk.DOSES_TODAY),
+    ("have I taken my metformin today?", desk.DOSES_TODAY),
+    ("I can't remember if I took my morning pill", desk.DOSES_TODAY),
+    ("when is my next dose", desk.DOSES_TODAY),
+    ("what time do I take my metformin", desk.DOSES_TODAY),
+    ("show me my meds", desk.DOSES_TODAY),
+    ("what's due today", desk.DOSES_TODAY),
+    ("I took my morning pill", desk.DOSE_TAKEN),
+    ("I've taken my metformin", desk.DOSE_TAKEN),
+    ("just took my metformin", desk.DOSE_TAKEN),
+    ("just took my metfromin", desk.DOSE_TAKEN),
+    ("I took my 8am tablets", desk.DOSE_TAKEN),
+    ("morning meds done", desk.DOSE_TAKEN),
+    ("metformin taken", desk.DOSE_TAKEN),
+    ("had my evening meds", desk.DOSE_TAKEN),
+    ("mark my morning dose as taken", desk.DOSE_TAKEN),
+    ("I have a photo of my prescription", desk.PHOTO),
+    ("can I upload a picture of my prescription", desk.PHOTO),
+    ("how do I upload my prescription", desk.PHOTO),
+    ("can i send you a pic of my prescripton", desk.PHOTO),
+]
+
+NOT_THE_DESK = [
+    "remind me to take metformin twice a day",
+    "Remind me to take my blood pressure pills at 8am every day",
+    "set a reminder for my pills at 8",
+    "cancel my metformin reminder",
+    "prescribe me antibiotics",
+    "I have a headache and a fever",
+    "I took my metformin and now I feel dizzy",
+    "I took too many pills",
+    "I took my pills twice",
+    "I took my husband's pills by mistake",
+    "I forgot to take my morning pill",
+    "I didn't take my metformin",
+    "I haven't taken my pills",
+    "can I take ibuprofen with metformin",
+    "what is metformin for",
+    "should I take my metformin before food",
+    "what's my next appointment",
+    "book me a cardiologist",
+    "I have a photo of my rash",
+    "I took my dog for a walk",
+    "I took my blood pressure",
+    "I finished my antibiotics",
+    "I took my pan off the stove",
+    "how was my day?",
+    "can you renew my prescription",
+    "send my prescription to the pharmacy",
+    "what pills should I take for a headache",
+    "my metformin dose was changed",
+    "stop my metformin",
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), READS)
+def test_requests_about_the_patients_own_medicines_are_read(text, kind):
+    found = desk.read(text)
+    assert found is not None and found.kind == kind
+
+
+@pytest.mark.parametrize("text", NOT_THE_DESK)
+def test_reminders_complaints_and_other_things_go_to_the_model(text):
+    assert desk.read(text) is None
+
+
+# --- the world: a patient whose clock reads 10:xx, whatever the machine's ----------------------
+
+
+@pytest.fixture(autouse=True)
+def _desk_in_the_runtime(monkeypatch):
+    """The runtime asks the desk after the appointments desk (``Runtime._medicines_desk``); where that
+    wiring is not in the runtime yet, it is added here the same way, so the flows run end to end."""
+    if hasattr(Runtime, "_medicines_desk"):
+        return
+    before = Runtime._appointments_desk
+
+    def chained(self) -> bool:
+        if before(self):
+            return True
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        return desk.handle(self)
+
+    monkeypatch.setattr(Runtime, "_appointments_desk", chained)
+
+
+def _zone_at_ten() -> zoneinfo.ZoneInfo:
+    """A fixed-offset zone in which it is now 10:xx: an 08:00 dose has fallen due, a 20:00 one has not."""
+    offset = 10 - timezone.now().astimezone(dt.UTC).hour
+    offset = offset + 24 if offset < -12 else offset - 24 if offset > 14 else offset
+    # The Etc/GMT names count the other way: Etc/GMT-3 is three hours ahead of UTC.
+    return zoneinfo.ZoneInfo("Etc/GMT" if offset == 0 else f"Etc/GMT{-offset:+d}")
+
+
+@pytest.fixture
+def zone(alice) -> zoneinfo.ZoneInfo:
+    tz = _zone_at_ten()
+    alice.profile.timezone = tz.key
+    alice.profile.save(update_fields=["timezone"])
+    return tz
+
+
+def _at(tz, hour: int, minute: int = 0) -> dt.datetime:
+    today = timezone.now().astimezone(tz).date()
+    return dt.datetime.combine(today, dt.time(hour, minute), tzinfo=tz)
+
+
+def _medication(user, name: str, strength: str, dose: str, times: list[str]) -> Medication:
+    today = timezone.now().date() - dt.timedelta(days=3)
+    medication = MedicationFactory(
+        user=user, name=name, strength=strength, dose=dose, times_per_day=max(1, len(times)), clock_times=times,
+        start_date=today,
+    )  # fmt: skip
+    for value in times:
+        ReminderFactory(medication=medication, time_of_day=dt.time.fromisoformat(value))
+    return medication
+
+
+def _dose(medication: Medication, hour: int, state: str, tz) -> DoseEvent:
+    due = _at(tz, hour)
+    reminder = Reminder.objects.get(medication=medication, time_of_day=dt.time(hour))
+    return DoseEventFactory(reminder=reminder, due_at=due, due_on=due.date(), state=state)
+
+
+@pytest.fixture
+def world(alice, bob, zone):
+    """Alice at 10:xx: metformin at 08:00 (reminder sent) and 20:00 (to come), atorvastatin at 07:00
+    (taken, no dose stored), lisinopril at 09:00 (missed), vitamin D as needed; bob's 08:00 dose."""
+    metformin = _medication(alice, "Metformin", "500 mg", "1 tablet", ["08:00", "20:00"])
+    atorvastatin = _medication(alice, "Atorvastatin", "20 mg", "", ["07:00"])
+    lisinopril = _medication(alice, "Lisinopril", "10 mg", "1 tablet", ["09:00"])
+    _medication(alice, "Vitamin D3", "1000 IU", "", [])
+    bobs = _medication(bob, "Warfarin", "5 mg", "1 tablet", ["08:00"])
+    return {
+        "metformin": _dose(metformin, 8, "sent", zone),
+        "atorvastatin": _dose(atorvastatin, 7, "taken", zone),
+        "lisinopril": _dose(lisinopril, 9, "missed", zone),
+        "bob": _dose(bobs, 8, "sent", zone),
+    }
+
+
+def _no_model() -> ScriptedBackend:
+    """A model that would do harm if asked: the desk must not call it."""
+    return ScriptedBackend(
+        planner=itertools.repeat(plan("Set it.", "Set a reminder.")),
+        caller=itertools.repeat(call("set_medication_reminder", user_id="0", medicine_name="Aspirin", times=["08:00"])),
+    )
+
+
+def _results(conversation, tool: str) -> list:
+    found, calls = [], {}
+    for state in states(conversation):
+        if state["from"] == "caller":
+            calls = state["value"]
+        elif state["from"] == "observation" and calls.get("tool") == tool:
+            found.append(state["value"].get("result", state["value"]))
+    return found
+
+
+def _told(conversation) -> str:
+    """Everything the assistant told the user in the conversation's steps, as one text."""
+    texts = []
+    for state in states(conversation):
+        value = state["value"]
+        if state["from"] == "caller" and value.get("tool") == "notify_user":
+            texts.append(value["parameters"]["message"])
+        if state["from"] == "observation" and isinstance(value.get("result"), dict):
+            texts.append(str(value["result"].get("message", "")))
+    return " ".join(texts)
+
+
+def _snapshot(user) -> list[tuple]:
+    return list(DoseEvent.objects.filter(user=user).order_by("pk").values_list("pk", "state", "acted_at"))
+
+
+def _desk_steps_only(conversation) -> None:
+    planners = [s["value"] for s in states(conversation) if s["from"] == "planner"]
+    assert planners and all(p["reason"].startswith("Medicines desk:") for p in planners)
+    assert planners[-1]["action"] == "<END>"
+
+
+# --- doses today ----------------------------------------------------------------------------
+
+
+def test_todays_doses_are_listed_exactly_as_recorded(alice, world, zone):
+    backend = _no_model()
+    before = _snapshot(alice)
+
+    conversation = start_chat(alice, "what doses do I have today?", backend=backend)
+
+    assert conversation.status == "completed"
+    assert backend.calls == []
+    _desk_steps_only(conversation)
+    (result,) = _results(conversation, "get_todays_doses")
+    listed = [(d["time"], d["medicine"], d["dose"], d["status"]) for d in result["doses"]]
+    assert listed == [
+        ("07:00", "Atorvastatin 20 mg", "", "taken"),
+        ("08:00", "Metformin 500 mg", "1 tablet", "reminder sent"),
+        ("09:00", "Lisinopril 10 mg", "1 tablet", "missed"),
+        ("20:00", "Metformin 500 mg", "1 tablet", "upcoming"),
+    ], "bob's dose and the as-needed medicine are not doses of alice's day"
+    today = timezone.now().astimezone(zone).date()
+    assert result["message"] == (
+        f"Your doses today, {today:%A} {today.day} {today:%B} (times in {zone.key}): "
+        "07:00 Atorvastatin 20 mg: taken; 08:00 Metformin 500 mg, 1 tablet: reminder sent; "
+        "09:00 Lisinopril 10 mg, 1 tablet: missed; 20:00 Metformin 500 mg, 1 tablet: upcoming. "
+        "As needed, with no set times: Vitamin D3 1000 IU. The Medications page (/medications/) shows them too."
+    )
+    assert _snapshot(alice) == before, "a question changes nothing"
+    assert not DoseEvent.objects.filter(user=alice, due_at__gt=timezone.now()).exists()
+
+
+def test_did_i_take_answers_from_the_records(alice, world):
+    conversation = start_chat(alice, "did I take my evening tablets?", backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert "20:00 Metformin 500 mg, 1 tablet: upcoming" in _told(conversation)
+
+
+def test_a_reminder_that_fell_due_before_the_dispatcher_ran_is_not_called_due(alice, world, zone):
+    reminder = Reminder.objects.get(medication__user=alice, medication__name="Lisinopril")
+    DoseEvent.objects.filter(reminder=reminder).delete()
+    Reminder.objects.filter(pk=reminder.pk).update(checked_until=_at(zone, 0, 1))
+
+    conversation = start_chat(alice, "what's my medication schedule", backend=_no_model())
+
+    assert "09:00 Lisinopril 10 mg, 1 tablet: not recorded yet" in _told(conversation)
+
+
+def test_no_medicines_is_said_plainly_with_the_page(alice, zone):
+    conversation = start_chat(alice, "which pills have I got left to take today", backend=_no_model())
+
+    assert conversation.status == "completed"
+    said = _told(conversation)
+    assert said.startswith("You have no medicines on your list.") and "(/medications/)" in said
+
+
+# --- dose taken -----------------------------------------------------------------------------
+
+
+def test_a_dose_is_marked_taken_only_after_yes(alice, world, zone):
+    backend = _no_model()
+    metformin, others = world["metformin"], [world["atorvastatin"], world["lisinopril"], world["bob"]]
+    before = [(d.pk, d.state) for d in others]
+
+    conversation = start_chat(alice, "I've taken my metformin", backend=backend)
+
+    assert conversation.status == "waiting_input"
+    assert (
+        pending_question(conversation) == "Mark your 08:00 Metformin 500 mg dose as taken? Reply yes to mark it, or no."
+    )
+    metformin.refresh_from_db()
+    assert (metformin.state, metformin.acted_at) == ("sent", None), "nothing changes before the yes"
+
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+
+    assert conversation.status == "completed"
+    assert backend.calls == []
+    _desk_steps_only(conversation)
+    metformin.refresh_from_db()
+    assert metformin.state == "taken" and metformin.acted_at is not None
+    assert [(d.pk, DoseEvent.objects.get(pk=d.pk).state) for d in others] == before
+    acted = metformin.acted_at.astimezone(zone)
+    assert f"Recorded: your 08:00 Metformin 500 mg dose is taken (marked at {acted:%H:%M})." in _told(conversation)
+    assert not DoseEvent.objects.filter(user=alice, reminder__time_of_day=dt.time(20)).exists()
+
+
+def test_a_no_marks_nothing_and_says_so(alice, world):
+    before = _snapshot(alice)
+    conversation = start_chat(alice, "just took my metfromin", backend=_no_model())
+
+    conversation = post_user_message(conversation.pk, alice, "no, not yet", backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert _snapshot(alice) == before
+    said = _told(conversation)
+    assert "Not marked" in said and "still recorded as reminder sent" in said and "Recorded:" not in said
+
+
+def test_which_dose_is_asked_when_several_could_be_meant(alice, world):
+    metformin, lisinopril = world["metformin"], world["lisinopril"]
+    conversation = start_chat(alice, "I took my morning pills", backend=_no_model())
+
+    assert pending_question(conversation) == (
+        "Which dose shall I mark as taken? 1) 08:00 Metformin 500 mg, 1 tablet. 2) 09:00 Lisinopril 10 mg, 1 tablet. "
+        "Reply with its number."
+    )
+    conversation = post_user_message(conversation.pk, alice, "2", backend=_no_model())
+    assert "09:00 Lisinopril 10 mg" in pending_question(conversation)
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+
+    metformin.refresh_from_db()
+    lisinopril.refresh_from_db()
+    assert (metformin.state, lisinopril.state) == ("sent", "taken"), "a missed dose may be taken late, as on the page"
+
+
+def test_an_unclear_answer_to_which_marks_nothing(alice, world):
+    before = _snapshot(alice)
+    conversation = start_chat(alice, "I took my morning pills", backend=_no_model())
+
+    conversation = post_user_message(conversation.pk, alice, "the blue one", backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert _snapshot(alice) == before
+    assert "Nothing was marked: I could not tell which dose." in _told(conversation)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I took my evening metformin", "Not due yet: your 20:00 Metformin 500 mg dose."),
+        ("I took my atorvastatin", "Already recorded: your 07:00 Atorvastatin 20 mg dose is taken."),
+        ("I took my aspirin", "I found no dose like that today to mark as taken."),
+    ],
+)
+def test_no_dose_to_mark_says_why_and_what_is_due(alice, world, text, said):
+    before = _snapshot(alice)
+    conversation = start_chat(alice, text, backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert _snapshot(alice) == before
+    told = _told(conversation)
+    assert told.startswith(said) and "08:00 Metformin 500 mg, 1 tablet: reminder sent" in told
+
+
+def test_a_dose_taken_on_the_page_meanwhile_is_not_marked_again(alice, world):
+    metformin = world["metformin"]
+    conversation = start_chat(alice, "I've taken my metformin", backend=_no_model())
+    metformin.take()  # the Medications page's button, while the question waits
+    acted = DoseEvent.objects.get(pk=metformin.pk).acted_at
+
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert DoseEvent.objects.get(pk=metformin.pk).acted_at == acted
+    assert "Not marked: this dose is taken already." in _told(conversation)
+
+
+def test_the_tool_marks_only_the_patients_own_doses_that_are_due(alice, world, zone):
+    mark = REGISTRY.get("mark_dose_taken")
+    ctx = ToolContext(user=alice)
+    with pytest.raises(NotFound):
+        mark(ctx, user_id=str(alice.pk), dose_id=str(world["bob"].pk))
+    reminder = Reminder.objects.get(medication__user=alice, time_of_day=dt.time(20))
+    tonight = DoseEventFactory(reminder=reminder, due_at=_at(zone, 20), due_on=_at(zone, 20).date())
+    with pytest.raises(InvalidArguments):
+        mark(ctx, user_id=str(alice.pk), dose_id=str(tonight.pk))
+    with pytest.raises(InvalidArguments):
+        mark(ctx, user_id=str(alice.pk), dose_id=str(world["atorvastatin"].pk))
+    assert DoseEvent.objects.get(pk=world["bob"].pk).state == "sent"
+    assert DoseEvent.objects.get(pk=tonight.pk).state == "due"
+
+
+# --- photo, and what stays with the model ------------------------------------------------------
+
+
+def test_a_prescription_photo_is_pointed_to_the_medications_page(alice, zone):
+    backend = _no_model()
+    conversation = start_chat(alice, "can I upload a picture of my prescription", backend=backend)
+
+    assert conversation.status == "completed"
+    assert backend.calls == []
+    _desk_steps_only(conversation)
+    said = _told(conversation)
+    assert "Medications page (/medications/)" in said and "reminders start only for the medicines you accept" in said
+    notice = Notification.objects.get(user=alice)
+    assert "/medications/" in notice.title + notice.body, "the notice is sent as the template wrote it"
+    assert not Prescription.objects.exists() and not Medication.objects.exists()
+
+
+def test_setting_a_reminder_stays_with_the_model(alice, world):
+    backend = ScriptedBackend(planner=[end()], caller=[])
+
+    conversation = start_chat(alice, "remind me to take metformin twice a day", backend=backend)
+
+    assert len(backend.calls) == 1, "the model was asked"
+    assert not any(
+        s["from"] == "planner" and "Medicines desk" in s["value"].get("reason", "") for s in states(conversation)
+    )
+    assert not SymptomRecord.objects.exists()
