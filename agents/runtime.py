@@ -10,14 +10,15 @@ Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
 on any failure the guard completes the required sequence (agents.sos.guard).
-Chats have six guards of their own that need no model: a message that asks for
+Chats have seven guards of their own that need no model: a message that asks for
 emergency help now starts the hard SOS as the SOS button does, before anything
 else (agents.help_now), a message in a language
 the assistant does not understand is answered at once (agents.language), so is a
 new request to prescribe, to diagnose or about anything but care (agents.scope), a
 question about, or a change to, an appointment the patient has is answered from the
 records (agents.appointment_desk), so is a question about the patient's recorded health
-(agents.health_desk), and a
+(agents.health_desk), and so are today's doses, a dose taken and where to upload a prescription
+photo (agents.medicine_desk); and a
 chat in which the user declined the offered appointment still stores the
 complaint and the referral when the model ended, or failed, without them
 (agents.decline_guard).
@@ -36,7 +37,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agents import appointment_desk, decline_guard, health_desk, help_now, language, scope
+from agents import appointment_desk, decline_guard, health_desk, help_now, language, medicine_desk, scope
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.memory.context import planner_memory
 from agents.models import Conversation
@@ -232,6 +233,7 @@ class Runtime:
                     or self._answer_out_of_scope()
                     or self._appointments_desk()
                     or self._health_desk()
+                    or self._medicines_desk()
                 ):
                     self._loop()
             except RunFailed as failure:
@@ -373,6 +375,13 @@ class Runtime:
         if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
             return False
         return health_desk.handle(self)
+
+    def _medicines_desk(self) -> bool:
+        """Today's doses, a dose taken ("I took my metformin", marked only after a yes) or where to upload
+        a prescription photo (agents.medicine_desk), from the records, without calling the model."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        return medicine_desk.handle(self)
 
     def _log_crash(self, what: str, exc: BaseException) -> None:
         """A bug's log line: its kind and frames only, as an exception's message may quote health data."""

@@ -15,8 +15,7 @@ from django.utils import timezone
 from agents import medicine_desk as desk
 from agents.errors import InvalidArguments, NotFound
 from agents.llm.scripted import ScriptedBackend
-from agents.models import Conversation
-from agents.runtime import Runtime, pending_question
+from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from agents.tools import REGISTRY, ToolContext
 from health.models import DoseEvent, Medication, Notification, Prescription, Reminder, SymptomRecord
@@ -96,24 +95,6 @@ def test_reminders_complaints_and_other_things_go_to_the_model(text):
 
 
 # --- the world: a patient whose clock reads 10:xx, whatever the machine's ----------------------
-
-
-@pytest.fixture(autouse=True)
-def _desk_in_the_runtime(monkeypatch):
-    """The runtime asks the desk after the appointments desk (``Runtime._medicines_desk``); where that
-    wiring is not in the runtime yet, it is added here the same way, so the flows run end to end."""
-    if hasattr(Runtime, "_medicines_desk"):
-        return
-    before = Runtime._appointments_desk
-
-    def chained(self) -> bool:
-        if before(self):
-            return True
-        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
-            return False
-        return desk.handle(self)
-
-    monkeypatch.setattr(Runtime, "_appointments_desk", chained)
 
 
 def _zone_at_ten() -> zoneinfo.ZoneInfo:
