@@ -4,7 +4,9 @@ Each use case has template families written the way a patient or a family member
 case, no punctuation, British and US spellings, polite padding, and typos on a third of them
 (``phrasing.add_typos``). A family is a handful of templates with slots (a specialist, a day, a
 medicine, a relative); symptom complaints come from the phrasing engine's own template families
-(``phrasing.complaint``).
+(``phrasing.complaint``). :meth:`Family.draw` also says which template and slot values made a
+request, and which disease a complaint was made from (agentlab.data.use_case_scenarios sets up the
+patient's records to match).
 
 The families of a use case are split in two: ``dev`` (the guards' authors may read its misreads)
 and ``test`` (held out: its texts are never printed). The two splits share no template, so a rule
@@ -35,7 +37,10 @@ USE_CASES = (
     "appointments_reschedule",
     "book_symptoms",
     "book_constraint",
-    "medicines",
+    "medicines_reminder",
+    "medicines_today",
+    "medicines_taken",
+    "medicines_photo",
     "my_health",
 )
 TYPO_SHARE = 1 / 3
@@ -49,6 +54,23 @@ class Request:
     use_case: str
     split: str
     family: str
+    template: str = ""
+    slots: tuple[tuple[str, str], ...] = ()  # (slot, value) in the order filled; ("disease", name) for a complaint
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One written request: as typed, as filled before the typing (no typos, no padding), the
+    template and the slot values that made it."""
+
+    text: str
+    filled: str
+    template: str
+    slots: tuple[tuple[str, str], ...] = ()
+
+    def slot(self, name: str) -> str | None:
+        """The value of slot ``name`` (its first, when the template names it twice)."""
+        return next((value for slot, value in self.slots if slot == name), None)
 
 
 # --------------------------------------------------------------------------- slots
@@ -163,7 +185,19 @@ _SLOT = re.compile(r"\{(\w+)\}")
 
 def fill(template: str, rng: random.Random) -> str:
     """``template`` with each ``{slot}`` drawn from its list (a slot named twice is drawn twice)."""
-    return _SLOT.sub(lambda match: _SLOTS[match.group(1)](rng), template)
+    return fill_slots(template, rng)[0]
+
+
+def fill_slots(template: str, rng: random.Random) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """:func:`fill`, with the (slot, value) pairs drawn, in order (the same draws as ``fill``)."""
+    drawn: list[tuple[str, str]] = []
+
+    def one(match: re.Match) -> str:
+        value = _SLOTS[match.group(1)](rng)
+        drawn.append((match.group(1), value))
+        return value
+
+    return _SLOT.sub(one, template), tuple(drawn)
 
 
 # --------------------------------------------------------------------------- families
@@ -177,7 +211,12 @@ class Family:
     templates: tuple[str, ...]
 
     def write(self, rng: random.Random) -> str:
-        return _surface(rng, fill(rng.choice(self.templates), rng))
+        return self.draw(rng).text
+
+    def draw(self, rng: random.Random) -> Drawn:
+        template = rng.choice(self.templates)
+        filled, slots = fill_slots(template, rng)
+        return Drawn(_surface(rng, filled), filled, template, slots)
 
 
 # Complaints whose symptoms may be an emergency now are help-now requests, not bookings: the
@@ -217,12 +256,17 @@ class ComplaintFamily:
     templates: tuple[str, ...]  # the phrasing engine's family id, alone
 
     def write(self, rng: random.Random) -> str:
+        return self.draw(rng).text
+
+    def draw(self, rng: random.Random) -> Drawn:
         red_flags = _red_flag_terms()
         for _ in range(50):
-            found = phrasing.complaint(rng, rng.choice(DISEASES), templates=self.templates)
+            disease = rng.choice(DISEASES)
+            found = phrasing.complaint(rng, disease, templates=self.templates)
             if not red_flags & set(found.symptoms):
                 break
-        return found.text if rng.random() >= TYPO_SHARE else phrasing.add_typos(rng, found.text, TYPO_RATE)
+        text = found.text if rng.random() >= TYPO_SHARE else phrasing.add_typos(rng, found.text, TYPO_RATE)
+        return Drawn(text, found.text, found.template, (("disease", disease.name),))
 
 
 def _complaints(ids: Iterable[str]) -> tuple[ComplaintFamily, ...]:
@@ -724,7 +768,8 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
             ),
         ),
     },
-    "medicines": {
+    # Setting, changing or stopping a reminder, and a missed dose: the model's (set_medication_reminder).
+    "medicines_reminder": {
         "dev": (
             _F(
                 "remind_me",
@@ -736,6 +781,59 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                 ),
             ),
             _F(
+                "started_on",
+                (
+                    "I've just started {med}, {dose} {freq}, can you set that up",
+                    "please add {med} {freq} to my reminders",
+                    "new prescription: {med} {freq}",
+                    "can you set an alarm for my {med} {freq}",
+                    "I need to take {med} {freq}, remind me",
+                ),
+            ),
+            _F(
+                "change_reminder",
+                (
+                    "change my {med} reminder to {time}",
+                    "can you move my {med} reminder to the evening",
+                    "turn off the reminders for my {med}",
+                    "snooze my {med} reminder",
+                    "I don't need the {med} reminder any more",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "doctor_started_me",
+                (
+                    "My doctor prescribed {med} {dose} {freq}, can you add it?",
+                    "I've been put on {med} {freq}, please add a reminder",
+                    "the hospital started me on {med} {dose}",
+                    "new medication: {med} {dose} {freq}",
+                ),
+            ),
+            _F(
+                "missed_or_stopped",
+                (
+                    "I forgot my {med} this morning",
+                    "stop the reminders for {med}",
+                    "I missed my dose last night",
+                    "I've stopped taking {med}, please remove it",
+                ),
+            ),
+            _F(
+                "a_relatives",
+                (
+                    "remind {rel} to take {med} {freq}",
+                    "set up {poss} medication reminders",
+                    "please set a reminder for {rel} to take {med} {freq}",
+                ),
+            ),
+        ),
+    },
+    # Today's doses, from the records: the medicines desk's (get_todays_doses).
+    "medicines_today": {
+        "dev": (
+            _F(
                 "today",
                 (
                     "What doses do I have today?",
@@ -745,12 +843,101 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                 ),
             ),
             _F(
+                "whats_due",
+                (
+                    "anything due now?",
+                    "when is my next dose",
+                    "what time do I take my {med}",
+                    "show me my medicines for today",
+                    "which tablets are left for tonight",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "did_i_take",
+                (
+                    "did I take my evening tablets?",
+                    "has {rel} taken the morning tablets today",
+                    "have I taken my {med} today?",
+                    "can't remember if I took my {med} this morning",
+                ),
+            ),
+            _F(
+                "schedule_asked_otherwise",
+                (
+                    "list today's doses",
+                    "what meds am I on",
+                    "what's left for me to take today",
+                    "my pill times please",
+                    "Can you check which medicines I still need today?",
+                ),
+            ),
+        ),
+    },
+    # A dose just taken: the medicines desk's (mark_dose_taken, after a yes).
+    "medicines_taken": {
+        "dev": (
+            _F(
                 "taken",
                 (
                     "I took my morning pill",
                     "I've taken my {med}",
                     "just took my {med}",
                     "mark my {med} as taken",
+                ),
+            ),
+            _F(
+                "done_short",
+                (
+                    "{med} done",
+                    "morning meds done",
+                    "had my evening tablets",
+                    "took them just now",
+                    "done my {part} tablets",
+                ),
+            ),
+        ),
+        "test": (
+            _F(
+                "taken_formal",
+                (
+                    "I have taken my {med} dose",
+                    "Please record that I took my {part} tablets",
+                    "log my {med} as taken",
+                    "I would like to mark my {med} as taken.",
+                ),
+            ),
+            _F(
+                "taken_with_time",
+                (
+                    "took my {med} at {time}",
+                    "I had my {part} {med} just now",
+                    "swallowed my tablets with breakfast",
+                    "yes I've had my {med} today",
+                ),
+            ),
+        ),
+    },
+    # Where to upload a prescription photo: the medicines desk's (a template; nothing is stored).
+    "medicines_photo": {
+        "dev": (
+            _F(
+                "photo_upload",
+                (
+                    "can I send you a photo of my prescription",
+                    "how do I upload my prescription",
+                    "I want to add a new prescription",
+                    "where do I put a picture of my prescription",
+                ),
+            ),
+            _F(
+                "photo_have",
+                (
+                    "I've got my prescription here, shall I take a picture of it",
+                    "I have a scan of my script",
+                    "my doctor gave me a new prescription, can I photograph it",
+                    "I took a photo of the prescription {rel} got",
                 ),
             ),
         ),
@@ -765,30 +952,12 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                 ),
             ),
             _F(
-                "doctor_started_me",
+                "photo_other",
                 (
-                    "My doctor prescribed {med} {dose} {freq}, can you add it?",
-                    "I've been put on {med} {freq}, please add a reminder",
-                    "the hospital started me on {med} {dose}",
-                    "new medication: {med} {dose} {freq}",
-                ),
-            ),
-            _F(
-                "missed_or_stopped",
-                (
-                    "I forgot my {med} this morning",
-                    "did I take my evening tablets?",
-                    "stop the reminders for {med}",
-                    "I missed my dose last night",
-                    "I've stopped taking {med}, please remove it",
-                ),
-            ),
-            _F(
-                "a_relatives",
-                (
-                    "remind {rel} to take {med} {freq}",
-                    "has {rel} taken the morning tablets today",
-                    "set up {poss} medication reminders",
+                    "snap of my rx attached",
+                    "Could I attach an image of the prescription?",
+                    "is there a way to scan my prescription into the app",
+                    "Can you read my prescription if I take a photo?",
                 ),
             ),
         ),
@@ -912,9 +1081,9 @@ def generate(per_case: int, seed: int = SEED, splits: Iterable[str] = SPLITS) ->
                 family = chosen[(offset + i) % len(chosen)]
                 # A few more draws for a text not written yet: a small family runs out of new ones.
                 for _ in range(_REDRAWS):
-                    text = family.write(rng)
-                    if text.lower() not in seen:
+                    drawn = family.draw(rng)
+                    if drawn.text.lower() not in seen:
                         break
-                seen.add(text.lower())
-                out.append(Request(text, use_case, split, family.name))
+                seen.add(drawn.text.lower())
+                out.append(Request(drawn.text, use_case, split, family.name, drawn.template, drawn.slots))
     return out

@@ -7,12 +7,17 @@ and the first that acts decides:
 2. ``other_language``: agents.language.understood says it is not English (the English-only reply);
 3. ``out_of_scope``: agents.scope.out_of_scope refuses it (prescribe, diagnose, off topic);
 4. ``appointments_list`` / ``_cancel`` / ``_reschedule``: the appointments desk
-   (agents.appointment_desk.read) answers it. Where the desk does not exist, it never does;
-5. ``model``: none did, so the language model gets it.
+   (agents.appointment_desk.read) answers it;
+5. ``my_health``: the health desk (agents.health_desk.read: "how was my day?", "how did I sleep?")
+   answers it from the readings;
+6. ``medicines_today`` / ``_taken`` / ``_photo``: the medicines desk (agents.medicine_desk.read:
+   today's doses, a dose just taken, where to upload a prescription photo) answers it;
+7. ``model``: none did, so the language model gets it.
 
-Scored per split as a confusion matrix (rows: use case, columns: decision) and the share of each
-use case decided as it should be (booking, medicines and "my health" belong to the model). Misread
-texts are kept for the dev split only: the test split's texts never leave this module.
+A desk whose module does not exist (or does not import) never answers. Scored per split as a
+confusion matrix (rows: use case, columns: decision) and the share of each use case decided as it
+should be (booking and setting a medicine reminder belong to the model). Misread texts are kept for
+the dev split only: the test split's texts never leave this module.
 """
 
 from __future__ import annotations
@@ -34,12 +39,17 @@ HELP_NOW = "help_now"
 OTHER_LANGUAGE = "other_language"
 OUT_OF_SCOPE = "out_of_scope"
 MODEL = "model"
+MY_HEALTH = "my_health"
 DESK_KINDS = ("list", "cancel", "reschedule")
+# The medicines desk's kinds (agents.medicine_desk.read) -> the decision, named as its use case.
+MEDICINE_KINDS = {"doses_today": "medicines_today", "dose_taken": "medicines_taken", "photo": "medicines_photo"}
 DECISIONS = (
     HELP_NOW,
     OTHER_LANGUAGE,
     OUT_OF_SCOPE,
     *(f"appointments_{kind}" for kind in DESK_KINDS),
+    MY_HEALTH,
+    *MEDICINE_KINDS.values(),
     MODEL,
 )
 EXPECTED = {
@@ -50,8 +60,11 @@ EXPECTED = {
     "appointments_reschedule": "appointments_reschedule",
     "book_symptoms": MODEL,
     "book_constraint": MODEL,
-    "medicines": MODEL,
-    "my_health": MODEL,
+    "medicines_reminder": MODEL,
+    "medicines_today": "medicines_today",
+    "medicines_taken": "medicines_taken",
+    "medicines_photo": "medicines_photo",
+    "my_health": MY_HEALTH,
 }
 # Decisions that take a request away from the model's care: a false one blocks a patient.
 REFUSALS = frozenset({OTHER_LANGUAGE, OUT_OF_SCOPE})
@@ -66,6 +79,34 @@ def desk_reader() -> Callable[[str], object] | None:
     except ImportError:
         return None
     return read
+
+
+def health_reader() -> Callable[[str], object] | None:
+    """agents.health_desk.read, or None while there is no health desk."""
+    try:
+        from agents.health_desk import read
+    except ImportError:
+        return None
+    return read
+
+
+def medicine_reader() -> Callable[[str], object] | None:
+    """agents.medicine_desk.read, or None while there is no medicines desk (imported when asked: the
+    first step is measured with or without it)."""
+    try:
+        from agents.medicine_desk import read
+    except ImportError:
+        return None
+    return read
+
+
+def readers() -> dict[str, bool]:
+    """Which desks exist ({"appointments", "health", "medicines"} -> bool), for the report."""
+    return {
+        "appointments": desk_reader() is not None,
+        "health": health_reader() is not None,
+        "medicines": medicine_reader() is not None,
+    }
 
 
 @contextmanager
@@ -96,6 +137,13 @@ def decide(message: str) -> str:
     found = read(message) if read is not None else None
     if found is not None:
         return f"appointments_{found.kind}"
+    read = health_reader()
+    if read is not None and read(message) is not None:
+        return MY_HEALTH
+    read = medicine_reader()
+    found = read(message) if read is not None else None
+    if found is not None:
+        return MEDICINE_KINDS.get(found.kind, f"medicines_{found.kind}")
     return MODEL
 
 

@@ -37,7 +37,10 @@ before the first message, so the assistant finds a patient with a past:
   days after the patient's today at ``hour`` o'clock in the patient's time
   zone, else the free slot nearest to that hour on that day. A day without one
   gets the demo directory's slots (``health.management.demo``); a day the
-  clinics are closed gets one slot made at that hour.
+  clinics are closed gets one slot made at that hour. ``"weekday": "friday"``
+  instead of ``in_days`` is the day the app reads "friday" as
+  (agents.tools.preferences: today on a Friday, else the coming one), so that a
+  generated case that names a weekday is set up on it whatever day it runs.
 - ``medications``: ``[{"name", "times": ["HH:MM", ...]}]``, each scheduled with
   a reminder at each time (``health.scheduler.schedule.schedule_medication``,
   the path of the chat's reminder tool).
@@ -119,6 +122,7 @@ from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from agents.tools.appointments import resolve_specialization
 from agents.tools.health_data import known_medicine, split_strength
+from agents.tools.preferences import WEEKDAYS
 from agents.trajectory import export_conversation
 from health import demo_data
 from health.api.vitals import VitalReadingSerializer
@@ -323,14 +327,18 @@ def _setup(value: Any, where: str) -> dict[str, Any]:
     appointments = []
     for index, item in enumerate(_list(setup.get("appointments", []), where, "setup.appointments")):
         name = f"setup.appointments[{index}]"
-        item = _object(item, where, name, ("specialization", "in_days", "hour"), ("specialization", "in_days", "hour"))
-        appointments.append(
-            {
-                "specialization": _text(item["specialization"], where, f"{name}.specialization"),
-                "in_days": _whole(item["in_days"], where, f"{name}.in_days", 0),
-                "hour": _whole(item["hour"], where, f"{name}.hour", 0, 23),
-            }
-        )
+        item = _object(item, where, name, ("specialization", "in_days", "weekday", "hour"), ("specialization", "hour"))
+        if ("in_days" in item) == ("weekday" in item):
+            raise CaseError(f"{where}: {name!r} needs in_days or weekday (one of them).")
+        appointment = {"specialization": _text(item["specialization"], where, f"{name}.specialization")}
+        if "weekday" in item:
+            if item["weekday"] not in WEEKDAYS:
+                raise CaseError(f"{where}: {name + '.weekday'!r} must be one of {', '.join(WEEKDAYS)}.")
+            appointment["weekday"] = item["weekday"]
+        else:
+            appointment["in_days"] = _whole(item["in_days"], where, f"{name}.in_days", 0)
+        appointment["hour"] = _whole(item["hour"], where, f"{name}.hour", 0, 23)
+        appointments.append(appointment)
     medications = []
     for index, item in enumerate(_list(setup.get("medications", []), where, "setup.medications")):
         name = f"setup.medications[{index}]"
@@ -555,9 +563,17 @@ def scenario_user():
     return user
 
 
+def days_ahead(item: dict[str, Any], today: dt.date) -> int:
+    """How many days after ``today`` a setup appointment is: its ``in_days``, or its weekday as the app
+    reads a weekday (agents.tools.preferences: 0 on that day, else the coming one)."""
+    if "weekday" in item:
+        return (WEEKDAYS.index(item["weekday"]) - today.weekday()) % 7
+    return item["in_days"]
+
+
 def setup_until(cases: Sequence[Case], today: dt.date) -> dt.date | None:
     """The latest day a case's setup books an appointment on (None: no setup appointment)."""
-    days = [item["in_days"] for case in cases for item in case.setup.get("appointments", ())]
+    days = [days_ahead(item, today) for case in cases for item in case.setup.get("appointments", ())]
     return today + dt.timedelta(days=max(days)) if days else None
 
 
@@ -607,13 +623,14 @@ def _nearest_slot(user, specialization, day: dt.date, wanted: dt.datetime, now: 
 
 
 def _setup_appointment(user, item: dict[str, Any], now: dt.datetime) -> Appointment:
-    where = f"setup appointment with a {item['specialization']} in {item['in_days']} day(s) at {item['hour']}:00"
+    zone = patient_zone(user)
+    ahead = days_ahead(item, timezone.localdate(now, zone))
+    where = f"setup appointment with a {item['specialization']} in {ahead} day(s) at {item['hour']}:00"
     try:
         specialization = resolve_specialization(item["specialization"])
     except NotFound as exc:
         raise SetupError(f"{where}: {exc}") from exc
-    zone = patient_zone(user)
-    day = timezone.localdate(now, zone) + dt.timedelta(days=item["in_days"])
+    day = timezone.localdate(now, zone) + dt.timedelta(days=ahead)
     wanted = dt.datetime.combine(day, dt.time(item["hour"]), tzinfo=zone)
     slot = _nearest_slot(user, specialization, day, wanted, now)
     if slot is None:

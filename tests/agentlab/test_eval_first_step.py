@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
 from types import SimpleNamespace
 
@@ -45,6 +46,49 @@ def test_every_use_case_is_in_both_splits_from_disjoint_template_families():
 def test_every_expected_decision_is_a_decision():
     assert set(first_step.EXPECTED) == set(generated.USE_CASES)
     assert set(first_step.EXPECTED.values()) <= set(first_step.DECISIONS)
+    # The desks' decisions come in the runtime's order: appointments, health, medicines, then the model.
+    assert first_step.DECISIONS[-5:] == (
+        "my_health",
+        "medicines_today",
+        "medicines_taken",
+        "medicines_photo",
+        first_step.MODEL,
+    )
+
+
+def test_the_medicines_use_case_is_split_by_what_the_patient_asks():
+    made = generated.generate(6)
+    reminders = [r for r in made if r.use_case == "medicines_reminder"]
+    assert first_step.EXPECTED["medicines_reminder"] == first_step.MODEL  # setting a reminder is the model's
+    assert {first_step.EXPECTED[name] for name in ("medicines_today", "medicines_taken", "medicines_photo")} == {
+        "medicines_today",
+        "medicines_taken",
+        "medicines_photo",
+    }
+    assert "Remind me to take {med} {freq}" in _templates("medicines_reminder", "dev")
+    assert "I took my morning pill" in _templates("medicines_taken", "dev")
+    assert "I have a photo of my prescription" in _templates("medicines_photo", "test")
+    assert "did I take my evening tablets?" in _templates("medicines_today", "test")
+    assert reminders and all(r.template and dict(r.slots) for r in reminders if "{" in r.template)
+    for use_case in ("medicines_reminder", "medicines_today", "medicines_taken", "medicines_photo"):
+        for split in generated.SPLITS:
+            assert len(generated.families(use_case, split)) >= 2, (use_case, split)
+
+
+def test_a_request_carries_the_slot_values_it_was_filled_with():
+    for request in generated.generate(4, splits=["dev"]):
+        if request.family.startswith("complaint:"):
+            assert [slot for slot, _ in request.slots] == ["disease"]
+            assert dict(request.slots)["disease"] in {d.name for d in generated.DISEASES}
+            continue
+        assert [slot for slot, _ in request.slots] == generated._SLOT.findall(request.template)
+    # The filled text is the template with those values, in order; the typed text is drawn from it.
+    family = generated.families("appointments_reschedule", "test")[1]
+    drawn = family.draw(random.Random(3))
+    values = iter(value for _, value in drawn.slots)
+    assert drawn.filled == generated._SLOT.sub(lambda match: next(values), drawn.template)
+    assert drawn.slot("day") == dict(drawn.slots).get("day")
+    assert family.write(random.Random(3)) == drawn.text
 
 
 def test_a_decider_that_always_says_model_never_catches_help_now():
@@ -54,15 +98,20 @@ def test_a_decider_that_always_says_model_never_catches_help_now():
     for score in (dev, test):
         assert score.accuracy("help_now") == 0.0
         assert score.accuracy("out_of_scope") == 0.0
-        assert score.accuracy("my_health") == 1.0
+        assert score.accuracy("my_health") == 0.0
+        assert score.accuracy("medicines_reminder") == 1.0
         assert score.false_sos == 0 and score.refused_care == 0
-        assert score.right() == 2 * 4  # the four use cases of the model, two each
+        assert score.right() == 2 * 3  # the three use cases of the model, two each
     assert {m.use_case for m in dev.misreads} == {
         "help_now",
         "out_of_scope",
         "appointments_list",
         "appointments_cancel",
         "appointments_reschedule",
+        "medicines_today",
+        "medicines_taken",
+        "medicines_photo",
+        "my_health",
     }
     assert all(m.text for m in dev.misreads)
     assert test.misreads == []  # the test split's texts are never kept
@@ -76,11 +125,12 @@ def test_a_decider_that_sees_emergencies_everywhere_is_counted_as_false_sos_and_
 
     assert sos.accuracy("help_now") == 1.0 and sos.false_sos == len(generated.USE_CASES) - 1
     assert refuse.refused_care == len(generated.USE_CASES) - 1  # every use case but out_of_scope itself
-    assert refuse.matrix["medicines"] == {first_step.OUT_OF_SCOPE: 1}
+    assert refuse.matrix["medicines_reminder"] == {first_step.OUT_OF_SCOPE: 1}
 
 
 def test_the_guards_decide_in_the_runtimes_order(monkeypatch):
-    monkeypatch.setattr(first_step, "desk_reader", lambda: None)  # the model gets what no guard takes
+    for reader in ("desk_reader", "health_reader", "medicine_reader"):
+        monkeypatch.setattr(first_step, reader, lambda: None)  # the model gets what no guard takes
 
     assert first_step.decide(HELP_NOW) == first_step.HELP_NOW
     # Help now comes first: a prescription request with an emergency still starts the SOS.
@@ -99,6 +149,32 @@ def test_the_desks_kind_is_the_decision_after_the_other_guards(monkeypatch):
     assert first_step.decide("what's the weather tomorrow") == first_step.OUT_OF_SCOPE
 
 
+def test_the_desks_are_asked_in_the_runtimes_order(monkeypatch):
+    asked = []
+
+    def reader(name, answer):
+        def read(text):
+            asked.append(name)
+            return answer
+
+        return lambda: read
+
+    monkeypatch.setattr(first_step, "desk_reader", reader("appointments", None))
+    monkeypatch.setattr(first_step, "health_reader", reader("health", None))
+    monkeypatch.setattr(first_step, "medicine_reader", reader("medicines", SimpleNamespace(kind="dose_taken")))
+    assert first_step.decide("I took my metformin") == "medicines_taken"
+    assert asked == ["appointments", "health", "medicines"]
+
+    monkeypatch.setattr(first_step, "health_reader", reader("health", SimpleNamespace(topic="sleep")))
+    asked.clear()
+    assert first_step.decide("how did I sleep") == first_step.MY_HEALTH
+    assert asked == ["appointments", "health"]  # the medicines desk comes after the health desk
+
+    monkeypatch.setattr(first_step, "health_reader", lambda: None)
+    monkeypatch.setattr(first_step, "medicine_reader", reader("medicines", SimpleNamespace(kind="refill")))
+    assert first_step.decide("anything") == "medicines_refill"  # a kind the evaluation does not know yet
+
+
 @pytest.mark.django_db
 def test_a_help_now_request_lands_in_the_help_now_column():
     request = generated.Request(HELP_NOW, "help_now", "dev", "hand-written")
@@ -112,6 +188,26 @@ def test_a_help_now_request_lands_in_the_help_now_column():
 
 
 @pytest.mark.django_db
+def test_a_dose_taken_and_a_health_question_land_in_their_desks_columns():
+    pytest.importorskip("agents.medicine_desk")
+    taken = generated.Request("I took my morning pill", "medicines_taken", "dev", "hand-written")
+    photo = generated.Request("can I upload a picture of my prescription", "medicines_photo", "dev", "x")
+    sleep = generated.Request("how did I sleep last night?", "my_health", "dev", "x")
+    reminder = generated.Request("remind me to take metformin twice a day", "medicines_reminder", "dev", "x")
+
+    with first_step.directory():
+        score = first_step.evaluate([taken, photo, sleep, reminder])["dev"]
+
+    assert score.matrix == {
+        "medicines_taken": {"medicines_taken": 1},
+        "medicines_photo": {"medicines_photo": 1},
+        "my_health": {first_step.MY_HEALTH: 1},
+        "medicines_reminder": {first_step.MODEL: 1},
+    }
+    assert score.accuracy() == 1.0 and score.misreads == []
+
+
+@pytest.mark.django_db
 def test_the_command_prints_the_matrix_and_never_a_test_text(tmp_path, capsys):
     out = tmp_path / "first_step.json"
 
@@ -120,6 +216,7 @@ def test_the_command_prints_the_matrix_and_never_a_test_text(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "First step, dev split:" in printed and "First step, test split:" in printed
     assert "| use case" in printed and "| desk: reschedule |" in printed and "| model" in printed
+    assert "| desk: my health |" in printed and "| desk: dose taken |" in printed and "| desk: photo |" in printed
     for use_case in generated.USE_CASES:
         assert f"| {use_case} " in printed
     assert "Help now caught:" in printed and "Misreads on the dev split" in printed
@@ -144,7 +241,9 @@ def test_misreads_are_listed_for_dev_only_and_bad_sizes_are_refused(capsys):
 
 def test_without_a_desk_module_nothing_is_intercepted_and_the_database_is_not_opened(monkeypatch):
     monkeypatch.setitem(sys.modules, "agents.appointment_desk", None)  # its import fails
+    monkeypatch.setitem(sys.modules, "agents.medicine_desk", None)
 
-    assert first_step.desk_reader() is None
+    assert first_step.desk_reader() is None and first_step.medicine_reader() is None
+    assert first_step.readers()["medicines"] is False
     with first_step.directory():  # no django_db mark: a query here would fail the test
         assert first_step.decide("please cancel my appointment with the urologist") == first_step.MODEL

@@ -6,7 +6,8 @@
 
 Prints, per split, the confusion matrix of generated patient requests (rows: use case, columns:
 the deterministic layer's decision: help now, English-only reply, scope refusal, the appointments
-desk, or the model) with each use case's share decided as expected. ``--show-misreads`` lists the
+desk, the health desk, the medicines desk, or the model) with each use case's share decided as
+expected. ``--show-misreads`` lists the
 dev split's misread requests; the test split's texts are never printed. See
 agentlab.evaluation.first_step and agentlab.data.requests.
 """
@@ -30,12 +31,21 @@ HEADERS = {
     "appointments_list": "desk: list",
     "appointments_cancel": "desk: cancel",
     "appointments_reschedule": "desk: reschedule",
+    "my_health": "desk: my health",
+    "medicines_today": "desk: doses today",
+    "medicines_taken": "desk: dose taken",
+    "medicines_photo": "desk: photo",
     "model": "model",
 }
+DESKS = (
+    ("appointments", "Appointments desk", "agents.appointment_desk"),
+    ("health", "Health desk", "agents.health_desk"),
+    ("medicines", "Medicines desk", "agents.medicine_desk"),
+)
 
 
 class Command(BaseCommand):
-    help = "Score the first-step decision (help now, language, scope, appointments desk, model) per use case."
+    help = "Score the first-step decision (help now, language, scope, the desks, model) per use case."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--per-case", type=int, default=40, help="Requests a use case in each split (default 40).")
@@ -50,12 +60,11 @@ class Command(BaseCommand):
         if per_case < 1:
             raise CommandError("--per-case must be 1 or more.")
         splits = generated.SPLITS if split == "both" else (split,)
-        desk = evaluate.desk_reader()
-        self.stdout.write(
-            "Appointments desk: agents.appointment_desk.read"
-            if desk is not None
-            else "Appointments desk: none (agents.appointment_desk is missing: it never intercepts)"
-        )
+        desks = evaluate.readers()
+        for key, title, module in DESKS:
+            self.stdout.write(
+                f"{title}: {module}.read" if desks[key] else f"{title}: none ({module} is missing: it never intercepts)"
+            )
         requests = generated.generate(per_case, seed, splits)
         try:
             with evaluate.directory():
@@ -75,7 +84,7 @@ class Command(BaseCommand):
         if json_out:
             path = Path(json_out)
             path.parent.mkdir(parents=True, exist_ok=True)
-            report = {"per_case": per_case, "seed": seed, "desk": desk is not None}
+            report = {"per_case": per_case, "seed": seed, "desk": desks["appointments"], "desks": desks}
             report.update({name: score.as_dict() for name, score in scores.items()})
             path.write_text(json.dumps(report, indent=2) + "\n")
             self.stdout.write(f"Wrote {path}")
