@@ -56,7 +56,7 @@ def replay(backend: ModelBackend, name: str, states: Sequence[dict[str, Any]], t
         role = state["from"]
         if role not in ("planner", "caller"):
             continue
-        messages = build_messages(role, list(states[:index]), REGISTRY, few_shot=backend.few_shot)
+        messages = build_messages(role, list(states[:index]), REGISTRY.offered(), few_shot=backend.few_shot)
         started = time.perf_counter()
         generation: Generation = backend.generate(role, messages, STOP[role], timeout=timeout)
         seconds = time.perf_counter() - started

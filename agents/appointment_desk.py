@@ -583,14 +583,41 @@ def _tell(runner: Runtime, why: str, message: str) -> None:
 
 
 def _notify(runner: Runtime, message: str) -> None:
-    runner.execute_call({"tool": "notify_user", "parameters": {"user_id": runner.user_ref, "message": message}})
+    runner.execute_call({"tool": "answer_user", "parameters": {"user_id": runner.user_ref, "message": message}})
 
 
 def _finish(runner: Runtime, request: DeskRequest, why: str) -> bool:
     """End the desk's part: the request ends, or a further booking request goes to the model."""
     if request.rest:
-        # The model goes on from here: it reads the whole message and what the desk did.
+        # The model goes on with the rest of the request; it reads it alone (:func:`model_view`).
         return False
     runner.append("planner", {"reason": f"{DESK} {why}", "action": END})
     runner.set_status(Conversation.Status.COMPLETED)
     return True
+
+
+def model_view(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The trajectory as the model reads it: when the desk did its part of a mixed request ("cancel
+    the urologist and book me a skin doctor instead"), the request is the rest alone and the desk's
+    steps are left out. Shown the whole message and the desk's steps, the small planner, trained on
+    one request per conversation, went back to the cancelled appointment and looped. The stored
+    trajectory, and so the chat and the agent log, keep everything as it happened."""
+    latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
+    if latest is None:
+        return states
+    desk_steps = [
+        i
+        for i in range(latest + 1, len(states))
+        if states[i]["from"] == "planner"
+        and isinstance(states[i]["value"], dict)
+        and str(states[i]["value"].get("reason", "")).startswith(DESK)
+    ]
+    if not desk_steps:
+        return states
+    request = read(str(states[latest]["value"]))
+    if request is None or not request.rest:
+        return states
+    cut = next((i + 1 for i in range(desk_steps[-1], len(states)) if states[i]["from"] == "observation"), None)
+    if cut is None:
+        return states
+    return [*states[:latest], {"from": "user", "value": request.rest}, *states[cut:]]

@@ -22,7 +22,7 @@ class AgentsConfig(AppConfig):
         flows.register(SosFlows())
         # Model backends do not import the tool registry: a caller of generate() that names no
         # tools (a benchmark, an evaluation) gets the app's.
-        use_tools(REGISTRY)
+        use_tools(REGISTRY.offered())
         # The daily report names the day's conversations and may carry the model's summary; health
         # never imports agents, so it gets both through this registry.
         report_hooks.register(conversation_points=reports.conversation_points, narrator=reports.narrate)

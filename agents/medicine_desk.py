@@ -511,7 +511,7 @@ def _tell(runner: Runtime, why: str, message: str) -> None:
 
 
 def _notify(runner: Runtime, message: str) -> None:
-    runner.execute_call({"tool": "notify_user", "parameters": {"user_id": runner.user_ref, "message": message}})
+    runner.execute_call({"tool": "answer_user", "parameters": {"user_id": runner.user_ref, "message": message}})
 
 
 def _finish(runner: Runtime, why: str) -> bool:

@@ -458,7 +458,8 @@ class Runtime:
                 call = self.guard.written(call, self)
             index = self.append("caller", call, generation)
             try:
-                tool = self.registry.get(call["tool"])
+                # Only the tools offered to the model: the desks' own tools act on what a desk chose.
+                tool = self.registry.offered().get(call["tool"])
                 tool.validate(call["parameters"])
             except ModelOutputError as exc:
                 self.append("observation", {"error": str(exc)})
@@ -522,9 +523,11 @@ class Runtime:
                 raise RunFailed("the model used up the SOS time budget")
             timeout = min(timeout, left)
         memory = self._memory() if role == "planner" else ""
-        messages = build_messages(role, self.states, self.registry, few_shot=self.backend.few_shot, memory=memory)
+        states = appointment_desk.model_view(self.states)
+        offered = self.registry.offered()  # the desks' own tools are not the model's
+        messages = build_messages(role, states, offered, few_shot=self.backend.few_shot, memory=memory)
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"agent-{role}")
-        future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=timeout, tools=self.registry)
+        future = pool.submit(self.backend.generate, role, messages, STOP[role], timeout=timeout, tools=offered)
         try:
             return future.result(timeout=timeout)
         except FutureTimeout:

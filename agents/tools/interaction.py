@@ -142,3 +142,21 @@ def notify_user(ctx: ToolContext, user_id: str, message: str | None = None, symp
         {"id": notification.pk, "kind": notification.kind, "level": level, "title": title, "body": text},
     )
     return True
+
+
+@tool(offered=False)
+def answer_user(ctx: ToolContext, user_id: str, message: str) -> dict:
+    """Shows the user the answer of one of the runtime's desks, rendered from the records.
+
+    Args:
+        user_id: Unique identifier for the user.
+        message: The answer, as a desk rendered it from the records.
+    """
+    # Not notify_user: its check of a model's words about appointments (appointment_notice) would
+    # replace a desk's list of the patient's appointments with "nothing was booked in this chat".
+    # Only the desks call this (it is not offered to the model), with text rendered from the records.
+    ctx.check_user(user_id)
+    text = " ".join(str(message).split())
+    if not text:
+        raise InvalidArguments("answer_user needs the text in 'message'.")
+    return {"message": text}

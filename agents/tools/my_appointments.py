@@ -87,7 +87,7 @@ def _changed_meanwhile(question: str, status: str, message: str) -> AskUser:
     )
 
 
-@tool
+@tool(offered=False)
 def get_upcoming_appointments(ctx: ToolContext, user_id: str) -> dict:
     """Lists the user's upcoming appointments (held or confirmed), soonest first.
 
@@ -99,7 +99,7 @@ def get_upcoming_appointments(ctx: ToolContext, user_id: str) -> dict:
     return {"appointments": [describe(a) for a in found[:LISTED]], "count": len(found), "message": listing(found)}
 
 
-@tool
+@tool(offered=False)
 def cancel_appointment(ctx: ToolContext, user_id: str, appointment_id: str) -> AskUser:
     """Asks the user to confirm, then cancels one of their upcoming appointments.
 
@@ -141,7 +141,7 @@ def cancel_appointment(ctx: ToolContext, user_id: str, appointment_id: str) -> A
     return AskUser(question=question, answer=answer)
 
 
-@tool
+@tool(offered=False)
 def reschedule_appointment(ctx: ToolContext, user_id: str, appointment_id: str, appointment_time_date: str) -> AskUser:
     """Asks the user to confirm, then moves one of their appointments to another free time of the same specialist.
 

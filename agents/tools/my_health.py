@@ -50,7 +50,7 @@ def _render(name: str, context: dict[str, Any]) -> str:
     return " ".join(render_to_string(f"agents/health/{name}.txt", context).split())
 
 
-@tool
+@tool(offered=False)
 def get_health_summary(ctx: ToolContext, user_id: str, topic: str = "day", period: str = "today") -> dict:
     """Summarises the user's recorded vitals, sleep, steps, alerts and doses for a period, from the readings.
 

@@ -148,7 +148,7 @@ def _dose_message(name: str, dose: TodaysDose, **extra) -> str:
     return " ".join(render_to_string(f"agents/medicines/{name}", context).split())
 
 
-@tool
+@tool(offered=False)
 def get_todays_doses(ctx: ToolContext, user_id: str) -> dict:
     """Lists the user's medicine doses for today, with each dose's time and recorded state.
 
@@ -182,7 +182,7 @@ def _resuming(ctx: ToolContext) -> bool:
     return getattr(ctx.conversation, "status", None) == Conversation.Status.WAITING_INPUT
 
 
-@tool
+@tool(offered=False)
 def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str) -> AskUser:
     """Asks the user to confirm, then records one of today's due doses as taken.
 

@@ -83,6 +83,10 @@ class Tool:
     # user's reply arrives, and that reply is the observation.
     suspends: bool = False
     validator: jsonschema.protocols.Validator = field(repr=False, compare=False, default=None)
+    # Offered to the model (listed in its prompts, a choice of the constrained caller). The tools the
+    # runtime's desks call are not: the adapters were trained on the prompts without them, and a
+    # changed tool list is a changed prompt.
+    offered: bool = True
 
     def openai_schema(self) -> dict[str, Any]:
         """The tool in OpenAI's function-calling format."""
@@ -114,7 +118,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"{where}: {error.message}" if where else error.message
 
 
-def build_tool(function: Callable[..., Any], *, name: str | None = None, suspends: bool = False) -> Tool:
+def build_tool(
+    function: Callable[..., Any], *, name: str | None = None, suspends: bool = False, offered: bool = True
+) -> Tool:
     """Build a Tool from a function whose first parameter is the ToolContext."""
     description, arg_docs = parse_docstring(function.__doc__ or "")
     if not description:
@@ -142,6 +148,7 @@ def build_tool(function: Callable[..., Any], *, name: str | None = None, suspend
         function=function,
         suspends=suspends,
         validator=validator_class(parameters),
+        offered=offered,
     )
 
 
@@ -175,14 +182,29 @@ class Registry:
     def names(self) -> list[str]:
         return sorted(self._tools)
 
+    def offered(self) -> Registry:
+        """The tools offered to the model (:attr:`Tool.offered`), as a registry of their own."""
+        view = Registry()
+        for found in self._tools.values():
+            if found.offered:
+                view.register(found)
+        return view
+
 
 REGISTRY = Registry()
 
 
-def tool(function: Callable[..., Any] | None = None, *, suspends: bool = False, registry: Registry = REGISTRY):
-    """Decorator: register ``function`` as a tool (``@tool`` or ``@tool(suspends=True)``)."""
+def tool(
+    function: Callable[..., Any] | None = None,
+    *,
+    suspends: bool = False,
+    offered: bool = True,
+    registry: Registry = REGISTRY,
+):
+    """Decorator: register ``function`` as a tool (``@tool``, ``@tool(suspends=True)``, or
+    ``@tool(offered=False)`` for a tool only the runtime's desks call)."""
 
     def decorate(fn: Callable[..., Any]) -> Tool:
-        return registry.register(build_tool(fn, suspends=suspends))
+        return registry.register(build_tool(fn, suspends=suspends, offered=offered))
 
     return decorate(function) if function is not None else decorate

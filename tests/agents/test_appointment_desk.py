@@ -107,8 +107,6 @@ def _told(conversation) -> str:
     texts = []
     for state in states(conversation):
         value = state["value"]
-        if state["from"] == "caller" and value.get("tool") == "notify_user":
-            texts.append(value["parameters"]["message"])
         if state["from"] == "observation" and isinstance(value.get("result"), dict):
             texts.append(str(value["result"].get("message", "")))
     return " ".join(texts)
@@ -259,6 +257,11 @@ def test_a_further_booking_request_goes_to_the_model_after_the_cancel(alice, two
     assert uro.state == "cancelled"
     assert len(backend.calls) == 1, "the model went on with the booking request"
     assert conversation.status == "completed"
+    # The model reads the rest of the request alone; the stored trajectory keeps everything.
+    prompt = " ".join(message.content for message in backend.calls[0][1])
+    assert "book me a skin doctor instead" in prompt
+    assert "cancel" not in prompt.lower() and "Appointments desk" not in prompt
+    assert any(s["from"] == "caller" and s["value"]["tool"] == "cancel_appointment" for s in states(conversation))
 
 
 def test_the_tools_refuse_another_patients_appointment(alice, bob):
@@ -292,3 +295,17 @@ def test_a_clock_time_moves_it_to_that_time_on_its_own_day(alice, two_appointmen
 )  # fmt: skip
 def test_clock_times_are_read(text, expected):
     assert desk.clock_time(text) == expected
+
+
+def test_the_model_cannot_call_the_desks_tools(alice, two_appointments):
+    uro, _gp = two_appointments
+    backend = ScriptedBackend(
+        planner=[plan("Cancel it.", "Cancel the appointment."), end()],
+        caller=[call("cancel_appointment", user_id=str(alice.pk), appointment_id=str(uro.pk))],
+    )
+
+    conversation = start_chat(alice, "I have a rash on my arm", backend=backend)
+
+    assert "Unknown tool 'cancel_appointment'" in states(conversation)[4]["value"]["error"]
+    uro.refresh_from_db()
+    assert uro.state == "confirmed"

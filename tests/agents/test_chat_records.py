@@ -181,9 +181,9 @@ def store(alice, alice_api, scripted_backend, django_capture_on_commit_callbacks
 @pytest.mark.parametrize(
     ("text", "symptoms"),
     [
-        ("How were my vitals today?", "symptoms"),
-        ("How were my vitals today?", "vitals"),
-        ("how were my blood pressure readings this week?", "high blood pressure readings"),
+        ("my vitals looked odd today", "symptoms"),
+        ("my vitals looked odd today", "vitals"),
+        ("my blood pressure readings this week were odd", "high blood pressure readings"),
         ("I want to lose weight", "weight loss"),
         ("I want to lose weight", "lose weight"),
     ],

@@ -85,7 +85,9 @@ def test_validation_reports_every_problem_at_once():
 
 
 def test_an_unknown_tool_names_the_available_ones():
-    with pytest.raises(UnknownTool, match="Available tools: book_appointment, cancel_appointment, confirm_appointment"):
+    with pytest.raises(
+        UnknownTool, match="Available tools: answer_user, book_appointment, cancel_appointment, confirm_appointment"
+    ):
         REGISTRY.get("teleport")
 
 
@@ -130,3 +132,13 @@ def test_every_paper_tool_is_registered_with_the_papers_parameters(name):
 def test_the_other_use_cases_have_their_tools():
     assert {"set_medication_reminder", "get_latest_vitals", "get_daily_report"} <= set(REGISTRY.names())
     assert {t.name for t in REGISTRY if t.suspends} == {"get_input_from_user", "follow_up_with_user"}
+
+
+def test_the_desks_tools_are_not_offered_to_the_model():
+    """The adapters were trained on prompts that list the model's tools only; the runtime's desks call
+    their own tools (agents/*_desk.py), which the model's prompts and the constrained caller never see."""
+    offered = {t.name for t in REGISTRY.offered()}
+    desks_only = {"answer_user", "get_upcoming_appointments", "cancel_appointment", "reschedule_appointment",
+                  "get_health_summary", "get_todays_doses", "mark_dose_taken"}  # fmt: skip
+    assert desks_only <= set(REGISTRY.names()) and not desks_only & offered
+    assert {"get_available_specialists", "book_appointment", "notify_user", "send_message"} <= offered

@@ -115,7 +115,7 @@ class Command(BaseCommand):
         except model_store.ModelNotAvailable:
             return "no GGUF"
         states = bench.load_states(bench.TRAJECTORIES["appointment (D.1)"])[:2]
-        messages = build_messages("planner", states, REGISTRY, few_shot=backend.few_shot)
+        messages = build_messages("planner", states, REGISTRY.offered(), few_shot=backend.few_shot)
         if hasattr(backend, "tokenizer"):
             chat = [{"role": message.role, "content": message.content} for message in messages]
             prompt = backend.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)

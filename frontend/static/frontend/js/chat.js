@@ -32,7 +32,7 @@ let appointmentNotice = false;
 const GUARD_STEP = /^((Scope|Language|Decline|Help-now) guard|(Appointments|Health|Medicines) desk):/;
 // Tools whose result carries a message rendered by the server from the records (a reminder as
 // stored, the patient's appointments, their readings summed up, today's doses): shown as written.
-const MESSAGE_TOOLS = new Set(["set_medication_reminder", "get_upcoming_appointments", "get_health_summary", "get_todays_doses"]);
+const MESSAGE_TOOLS = new Set(["set_medication_reminder", "get_upcoming_appointments", "get_health_summary", "get_todays_doses", "answer_user"]);
 let current = null; // the open conversation, as the API returns it
 let steps = new Map(); // index -> step of the open conversation
 let sending = false;
