@@ -98,10 +98,19 @@ _HAS = re.compile(
 )
 # "Hello, am I booked in…", "ok so when is…": what comes before the request itself.
 _OPENING = re.compile(
-    r"^\W*(?:(?:hi|hello|hey|hiya|morning|evening|good (?:morning|afternoon|evening)|ok(?:ay)?|um+|uh+|so|sorry|"
-    r"excuse me|quick question|question)\b[\s,.!:;-]*)+",
+    r"^\W*(?:(?:hi|hello|hey|hiya|there|morning|evening|good (?:morning|afternoon|evening)|ok(?:ay)?|um+|uh+|so|"
+    r"sorry(?: to (?:bother|trouble) you)?(?: but)?|excuse me|yes|yeah|right|quick question|question|please|pls)\b"
+    r"[\s,.!:;-]*)+",
     re.I,
 )
+
+
+def without_opening(text: str) -> str:
+    """``text`` without the greeting or filler in front of the request ("Hi there. how did I sleep",
+    "sorry to bother you but when is my next dose"): the desks' questions are read from their start."""
+    return _OPENING.sub("", text)
+
+
 # An appointment the patient has, said without the word: "when am I next seeing the doctor", "can I
 # come at 2pm instead", "9am is too early, can I come later".
 _SEEING = re.compile(
@@ -169,7 +178,7 @@ _VOCABULARY = (
     "push", "bring", "forward", "later", "earlier", "sooner", "instead", "booked", "booking", "which", "when",
     "where", "what", "time", "clinic", "seeing", "come", "make", "next", "upcoming", "slot", "today", "tomorrow",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning", "afternoon",
-    "evening", "can", "please",
+    "evening", "can", "please", "anything", "hello", "sorry",
 )  # fmt: skip
 
 
@@ -197,7 +206,7 @@ def typos_read(text: str, vocabulary: tuple[str, ...] = _VOCABULARY) -> str:
 
 def read(message: str) -> DeskRequest | None:
     """The desk request in ``message``, or None: everything else goes on to the model."""
-    text = _OPENING.sub("", typos_read(" ".join(str(message).split())))
+    text = without_opening(typos_read(" ".join(str(message).split())))
     if not text:
         return None
     rest = ""
@@ -410,23 +419,49 @@ def time_date(slot: Slot, tz) -> str:
 # --- in the runtime -----------------------------------------------------------------
 
 
-def handle(runner: Runtime) -> bool:
+def request_for(message: str, use_case: str | None = None) -> DeskRequest | None:
+    """What the rules read in ``message``; else, when the first step's classifier routed it here
+    (``use_case``, agents.first_step), the request of that kind with the message's own words."""
+    found = read(message)
+    if found is not None or use_case not in _ROUTED:
+        return found
+    text = without_opening(typos_read(" ".join(str(message).split())))
+    if _ROUTED[use_case] == RESCHEDULE:
+        target, when = _split_when(text)
+        return DeskRequest(RESCHEDULE, target, when)
+    return DeskRequest(_ROUTED[use_case], text)
+
+
+_ROUTED = {"appointments_list": LIST, "appointments_cancel": CANCEL, "appointments_reschedule": RESCHEDULE}
+
+
+def _original(runner: Runtime) -> DeskRequest | None:
+    """The request a desk question belongs to, read again from the user's message (as it was first)."""
+    from agents import first_step  # the classifier, asked only when the rules read nothing
+
+    parts = request_parts(runner.conversation)
+    if not parts:
+        return None
+    return read(parts[0]) or request_for(parts[0], first_step.route(parts[0]))
+
+
+def handle(runner: Runtime, use_case: str | None = None) -> bool:
     """Do the desk's part of the chat's unread message; True when the run needs nothing more now
     (answered, or waiting for the user), False when the model goes on (not the desk's, or a further
-    request for a new booking remains)."""
+    request for a new booking remains). ``use_case``: the first step's classifier routed it here."""
     states = runner.states
     if not states:
         return False
     last = states[-1]
     if last["from"] == "user":
-        request = read(str(last["value"]))
+        request = request_for(str(last["value"]), use_case)
         if request is None:
             return False
         return _start_request(runner, request)
     asked = _desk_call(states)
     if asked is None or last["from"] != "observation":
         return False
-    request = read(request_parts(runner.conversation)[0] if request_parts(runner.conversation) else "")
+    request = _original(runner)
     if request is None:
         return False
     if asked in QUESTION_TOOLS:

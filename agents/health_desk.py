@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agents.appointment_desk import typos_read
+from agents.appointment_desk import typos_read, without_opening
 from agents.models import Conversation
 from agents.trajectory import END
 
@@ -77,7 +77,7 @@ _ACTION = re.compile(
 _VOCABULARY = (
     "how", "what", "was", "were", "did", "day", "week", "sleep", "slept", "heart", "rate", "pulse", "blood",
     "pressure", "oxygen", "steps", "walked", "vitals", "readings", "report", "health", "summary", "yesterday",
-    "today", "last", "night", "show", "tell", "lately", "doing",
+    "today", "last", "night", "show", "tell", "lately", "doing", "hello", "sorry",
 )  # fmt: skip
 
 
@@ -89,7 +89,7 @@ class HealthRequest:
 
 def read(message: str) -> HealthRequest | None:
     """The health question in ``message``, or None: everything else goes on to the model."""
-    text = typos_read(" ".join(str(message).split()), _VOCABULARY)
+    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
     if not text or not _ASKS.search(text) or not _OWN.search(text) or _ACTION.search(text):
         return None
     topic = next((name for name, pattern in _TOPICS if pattern.search(text)), None)
@@ -107,12 +107,27 @@ def read(message: str) -> HealthRequest | None:
     return HealthRequest(topic, period)
 
 
-def handle(runner: Runtime) -> bool:
+def request_for(message: str, use_case: str | None = None) -> HealthRequest | None:
+    """What the rules read; else, when the first step's classifier routed it here (``"my_health"``),
+    the topic and period the message names (the whole day, today, when it names none)."""
+    found = read(message)
+    if found is not None or use_case != "my_health":
+        return found
+    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
+    topic = next((name for name, pattern in _TOPICS if pattern.search(text)), "day")
+    period = next((name for name, pattern in _PERIODS if pattern.search(text)), "today")
+    if topic != "sleep" and period == "last_night":
+        period = "today"
+    return HealthRequest(topic, period)
+
+
+def handle(runner: Runtime, use_case: str | None = None) -> bool:
     """Answer the chat's new request when it is a question about the patient's recorded health;
-    True when it did (the request is over), False otherwise."""
+    True when it did (the request is over), False otherwise. ``use_case``: the first step's
+    classifier routed it here."""
     if not runner.states or runner.states[-1]["from"] != "user":
         return False
-    request = read(str(runner.states[-1]["value"]))
+    request = request_for(str(runner.states[-1]["value"]), use_case)
     if request is None:
         return False
     log.info("conversation %s: health desk: %s, %s", runner.conversation.pk, request.topic, request.period)

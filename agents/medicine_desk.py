@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from django.template.loader import render_to_string
 from rapidfuzz.distance import OSA
 
-from agents.appointment_desk import typos_read
+from agents.appointment_desk import typos_read, without_opening
 from agents.models import Conversation
 from agents.tools.health_data import known_medicine, split_strength
 from agents.tools.my_medicines import NOT_RECORDED, UPCOMING, TodaysDose, listing, photo_help, todays_doses
@@ -81,10 +81,6 @@ PARTS = {
 }
 _PART = r"(?:" + "|".join(sorted(PARTS, key=len, reverse=True)) + r")"
 
-_OPENING = re.compile(
-    r"^\W*(?:(?:hi|hello|hey|hiya|ok(?:ay)?|um+|uh+|so|sorry|yes|yeah|right|quick question|question)\b[\s,.!:;-]*)+",
-    re.I,
-)
 # Not the desk's, whatever else the message says: too much or the wrong medicine (a person or the
 # model must answer), how to take one, a complaint, a change to the prescription.
 _NOT_MINE = re.compile(
@@ -134,10 +130,16 @@ _DID_I = re.compile(
     re.I,
 )
 _MARK = re.compile(r"\b(?:mark|record|log|tick)\b", re.I)
+_JUST_NOW = re.compile(
+    r"^\s*(?:them|it|those|these)\s+(?:just now|now|already|earlier|a (?:minute|moment|few minutes) ago|"
+    r"this (?:morning|afternoon|evening))\b",
+    re.I,
+)
 
 # --- doses_today: "what doses do I have today?", "what's my medication schedule" ---------------
 _QUESTION = re.compile(
-    r"\?|^\W*(?:what|which|when|whats|what's|do|did|have|is|are|am|show|list|tell|check|any|can you|could you)\b"
+    r"\?|^\W*(?:what|which|when|whats|what's|do|did|have|is|are|am|show|list|tell|check|any|anything|can you|"
+    r"could you)\b"
     r"|\b(?:show|list|tell)\s+me\b",
     re.I,
 )
@@ -204,6 +206,7 @@ _VOCABULARY = (
     "medicines", "medication", "medications", "meds", "dose", "doses", "schedule", "today", "tonight", "morning",
     "afternoon", "evening", "night", "bedtime", "breakfast", "dinner", "prescription", "photo", "picture",
     "upload", "which", "what", "left", "remind", "reminder", "reminders", "insulin", "inhaler", "antibiotics",
+    "when", "time", "next", "due", "anything", "mark", "hello", "sorry",
 )  # fmt: skip
 
 
@@ -236,8 +239,16 @@ def _took_a_dose(text: str) -> bool:
             verb_word = verb.group(0).lower()
             if verb_word in ("done", "taken") and _names_a_dose(before_words) and after_words[:1] != ["by"]:
                 return True
+            # "Done my evening tablets": "done" first, then the dose.
+            if verb_word == "done" and not _words(before) and after_words[:1] in (["my"], ["the"]):
+                if _names_a_dose(after_words):
+                    return True
             if verb_word == "done":
                 continue
+            # "Took them just now": the pills of the chat, said with a pronoun and a when.
+            if verb_word == "took" and after_words[:1] in (["them"], ["it"], ["those"], ["these"]):
+                if _JUST_NOW.search(after):
+                    return True
             if _names_a_dose(after_words) and (
                 verb_word not in ("had", "used") or after_words[:1] in (["my"], ["the"])
             ):
@@ -260,7 +271,7 @@ _ASKS_WHAT_IS_DUE = re.compile(r"^\W*(?:what\s+(?:do|should|must|have)\s+i\b|.*\
 
 def read(message: str) -> MedicineRequest | None:
     """The desk request in ``message``, or None: everything else goes on to the model."""
-    text = _OPENING.sub("", typos_read(" ".join(str(message).split()), _VOCABULARY))
+    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
     if not text or _SET_REMINDER.search(text):
         return None
     kind = None
@@ -364,15 +375,32 @@ def choose(doses: list[TodaysDose], words: str) -> list[TodaysDose]:
 # --- in the runtime ---------------------------------------------------------------------------
 
 
-def handle(runner: Runtime) -> bool:
+_ROUTED = {"medicines_today": DOSES_TODAY, "medicines_taken": DOSE_TAKEN, "medicines_photo": PHOTO}
+
+
+def request_for(message: str, use_case: str | None = None) -> MedicineRequest | None:
+    """What the rules read in ``message``; else, when the first step's classifier routed it here
+    (``use_case``, agents.first_step), the request of that kind with the message's own words."""
+    found = read(message)
+    if found is not None or use_case not in _ROUTED:
+        return found
+    kind = _ROUTED[use_case]
+    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
+    return MedicineRequest(kind, text if kind == DOSE_TAKEN else "")
+
+
+def handle(runner: Runtime, use_case: str | None = None) -> bool:
     """Do the desk's part of the chat's unread message; True when the run needs nothing more now
-    (answered, or waiting for the user), False when the model goes on (not the desk's)."""
+    (answered, or waiting for the user), False when the model goes on (not the desk's).
+    ``use_case``: the first step's classifier routed it here."""
+    from agents import first_step  # the classifier, asked again on resume only when no rule reads it
+
     states = runner.states
     if not states:
         return False
     last = states[-1]
     if last["from"] == "user":
-        request = read(str(last["value"]))
+        request = request_for(str(last["value"]), use_case)
         if request is None:
             return False
         return _start_request(runner, request)
@@ -380,7 +408,7 @@ def handle(runner: Runtime) -> bool:
     if asked is None or last["from"] != "observation":
         return False
     parts = request_parts(runner.conversation)
-    request = read(parts[0]) if parts else None
+    request = (read(parts[0]) or request_for(parts[0], first_step.route(parts[0]))) if parts else None
     if request is None:
         return False
     if asked in QUESTION_TOOLS:

@@ -37,7 +37,16 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agents import appointment_desk, decline_guard, health_desk, help_now, language, medicine_desk, scope
+from agents import (
+    appointment_desk,
+    decline_guard,
+    first_step,
+    health_desk,
+    help_now,
+    language,
+    medicine_desk,
+    scope,
+)
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.memory.context import planner_memory
 from agents.models import Conversation
@@ -234,6 +243,7 @@ class Runtime:
                     or self._appointments_desk()
                     or self._health_desk()
                     or self._medicines_desk()
+                    or self._routed_to_a_desk()
                 ):
                     self._loop()
             except RunFailed as failure:
@@ -382,6 +392,24 @@ class Runtime:
         if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
             return False
         return medicine_desk.handle(self)
+
+    def _routed_to_a_desk(self) -> bool:
+        """A new request no desk's rules read, which the first step's classifier (agents.first_step) is
+        sure belongs to a desk: that desk does it, as if its rules had read it (its changes still wait
+        for the patient's yes). Anything else goes to the model."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        if not self.states or self.states[-1]["from"] != "user":
+            return False
+        use_case = first_step.route(str(self.states[-1]["value"]))
+        if use_case is None:
+            return False
+        log.info("conversation %s: the first step's classifier routed it to %s", self.conversation.pk, use_case)
+        if use_case.startswith("appointments_"):
+            return appointment_desk.handle(self, use_case)
+        if use_case == "my_health":
+            return health_desk.handle(self, use_case)
+        return medicine_desk.handle(self, use_case)
 
     def _log_crash(self, what: str, exc: BaseException) -> None:
         """A bug's log line: its kind and frames only, as an exception's message may quote health data."""

@@ -335,6 +335,8 @@ AGENT_CALL_TIMEOUT_SECONDS = env_float("AGENT_CALL_TIMEOUT_SECONDS", 60.0, minim
 AGENT_SOS_BUDGET_SECONDS = env_float("AGENT_SOS_BUDGET_SECONDS", 8.0, minimum=0.0)
 # Outside an SOS: the most text messages one conversation may send (each one the user agreed to).
 AGENT_MAX_MESSAGES_PER_CONVERSATION = env_int("AGENT_MAX_MESSAGES_PER_CONVERSATION", 3, minimum=0)
+# The learned second opinion of the first step (agents/first_step.py): routes to a desk what no rule read.
+AGENT_FIRST_STEP_MODEL = env_bool("AGENT_FIRST_STEP_MODEL", True)
 MODEL_CACHE_DIR = Path(env_str("MODEL_CACHE_DIR", str(DATA_DIR / "model-cache"))).resolve()
 # The triage retrieval index (agents.triage), built from the symptom bank on first use.
 TRIAGE_INDEX_DIR = Path(env_str("TRIAGE_INDEX_DIR", str(DATA_DIR / "triage"))).resolve()

@@ -20,6 +20,14 @@ def fresh_channel_layer():
     channel_layers.backends.clear()
 
 
+@pytest.fixture(autouse=True)
+def no_first_step_classifier(settings):
+    """The first step's classifier (agents/first_step.py) is off unless a test turns it on: tests
+    script which requests reach their model, and a route by meaning would take some of them away.
+    Its own tests (tests/agents/test_first_step.py) and the desks' end-to-end checks turn it on."""
+    settings.AGENT_FIRST_STEP_MODEL = False
+
+
 @pytest.fixture
 def alice(db):
     return UserFactory(username="alice", first_name="Alice")

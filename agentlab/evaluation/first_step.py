@@ -31,7 +31,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agentlab.data.requests import USE_CASES, Request
-from agents import help_now, language, scope
+from agents import first_step, help_now, language, scope
 from health.management import demo
 from health.models import Specialization
 
@@ -144,7 +144,9 @@ def decide(message: str) -> str:
     found = read(message) if read is not None else None
     if found is not None:
         return MEDICINE_KINDS.get(found.kind, f"medicines_{found.kind}")
-    return MODEL
+    # The learned second opinion, asked when no rule read the request (agents/first_step.py); its use
+    # case names are the decisions' names.
+    return first_step.route(message) or MODEL
 
 
 @dataclass(frozen=True)

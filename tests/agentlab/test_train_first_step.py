@@ -1,0 +1,34 @@
+"""train_first_step on tiny data: it writes a classifier agents/first_step.py can load, with a
+threshold chosen by the rule (the lowest at which no held-out model request is routed away)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from django.core.management import call_command
+
+from agentlab.training import first_step as training
+
+
+def test_the_threshold_is_the_lowest_that_takes_no_model_request():
+    table = {
+        0.5: {"model_taken": 3, "desk_right": 90},
+        0.7: {"model_taken": 0, "desk_right": 60},
+        0.9: {"model_taken": 0, "desk_right": 20},
+    }
+    assert training.choose(table) == 0.7
+    assert training.choose({0.5: {"model_taken": 1}, 0.9: {"model_taken": 1}}) == 0.9
+
+
+def test_the_command_writes_a_classifier_and_its_card(tmp_path, settings):
+    out = tmp_path / "first_step.npz"
+
+    call_command("train_first_step", "--per-case", "6", "--out", str(out))
+
+    data = np.load(out)
+    card = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert list(data["classes"]) == card["classes"] and len(card["classes"]) == 12
+    assert data["coef"].shape == (12, 384)
+    assert float(data["threshold"]) in training.GRID
+    assert card["threshold"] == training.choose({float(k): v for k, v in card["cross_validation"].items()})

@@ -1,0 +1,78 @@
+"""The first step's learned second opinion (agents/first_step.py): a request no desk's rules read is
+routed to the desk it is for only when the classifier is sure; the model's own requests stay with it."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from agents import first_step
+from agents.llm.scripted import ScriptedBackend
+from agents.services import start_chat
+from tests.agents.helpers import call, end, plan, states
+
+
+@pytest.fixture
+def classifier_on(settings):
+    settings.AGENT_FIRST_STEP_MODEL = True
+
+
+def test_the_shipped_classifier_and_its_card_agree():
+    card = json.loads(first_step.MODEL_PATH.with_suffix(".json").read_text(encoding="utf-8"))
+    classes, coef, intercept, threshold = first_step._model()
+    assert classes == card["classes"] and threshold == pytest.approx(card["threshold"])
+    assert coef.shape == (len(classes), 384) and intercept.shape == (len(classes),)
+    assert first_step.DESK_USE_CASES < set(classes)
+    assert "'dev'" in card["data"], "trained on the dev template families only"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "book me the earliest cardiologist",
+        "remind me to take metformin twice a day",
+        "I have a fever and a sore throat since yesterday, can I see a doctor",
+        "I want to see a dermatologist on friday afternoon",
+    ],
+)
+def test_the_models_own_requests_are_never_routed(classifier_on, text):
+    assert first_step.route(text) is None
+
+
+def test_a_request_no_rule_reads_is_routed_when_the_classifier_is_sure(classifier_on):
+    from agents.appointment_desk import read
+
+    text = "have I got any appointments this week"
+    assert read(text) is None, "the rules do not read it"
+    assert first_step.route(text) == "appointments_list"
+
+
+def test_turned_off_it_routes_nothing(settings):
+    settings.AGENT_FIRST_STEP_MODEL = False
+    assert first_step.route("have I got any appointments this week") is None
+
+
+def test_the_runtime_gives_a_routed_request_to_its_desk_without_the_model(classifier_on, alice):
+    backend = ScriptedBackend(
+        planner=itertools.repeat(plan("Book.", "Book a cardiologist.")),
+        caller=itertools.repeat(call("store_symptoms", user_id="0", symptoms="chest pain")),
+    )
+
+    conversation = start_chat(alice, "have I got any appointments this week", backend=backend)
+
+    assert conversation.status == "completed"
+    assert backend.calls == []
+    trajectory = states(conversation)
+    assert trajectory[2]["value"]["reason"].startswith("Appointments desk:")
+    assert trajectory[3]["value"]["tool"] == "get_upcoming_appointments"
+    assert "You have no upcoming appointments" in trajectory[4]["value"]["result"]["message"]
+
+
+def test_a_booking_request_still_reaches_the_model(classifier_on, alice):
+    backend = ScriptedBackend(planner=[end("Nothing to do.")])
+
+    start_chat(alice, "book me the earliest cardiologist", backend=backend)
+
+    assert len(backend.calls) == 1
