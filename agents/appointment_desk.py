@@ -624,6 +624,11 @@ def _notify(runner: Runtime, message: str) -> None:
 def _finish(runner: Runtime, request: DeskRequest, why: str) -> bool:
     """End the desk's part: the request ends, or a further booking request goes to the model."""
     if request.rest:
+        from agents import booking_desk  # it reads its own part of a mixed request with this module
+
+        booking = booking_desk.read(request.rest)
+        if booking is not None:
+            return booking_desk.start(runner, booking)  # "… and book me a skin doctor instead"
         # The model goes on with the rest of the request; it reads it alone (:func:`model_view`).
         return False
     runner.append("planner", {"reason": f"{DESK} {why}", "action": END})

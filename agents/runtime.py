@@ -10,7 +10,7 @@ Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
 on any failure the guard completes the required sequence (agents.sos.guard).
-Chats have seven guards of their own that need no model: a message that asks for
+Chats have eight guards of their own that need no model: a message that asks for
 emergency help now starts the hard SOS as the SOS button does, before anything
 else (agents.help_now), a message in a language
 the assistant does not understand is answered at once (agents.language), so is a
@@ -18,7 +18,8 @@ new request to prescribe, to diagnose or about anything but care (agents.scope),
 question about, or a change to, an appointment the patient has is answered from the
 records (agents.appointment_desk), so is a question about the patient's recorded health
 (agents.health_desk), and so are today's doses, a dose taken and where to upload a prescription
-photo (agents.medicine_desk); and a
+photo (agents.medicine_desk), and a booking of a named kind of specialist with no complaint
+(agents.booking_desk); and a
 chat in which the user declined the offered appointment still stores the
 complaint and the referral when the model ended, or failed, without them
 (agents.decline_guard).
@@ -39,6 +40,7 @@ from django.utils import timezone
 
 from agents import (
     appointment_desk,
+    booking_desk,
     decline_guard,
     first_step,
     health_desk,
@@ -243,6 +245,7 @@ class Runtime:
                     or self._appointments_desk()
                     or self._health_desk()
                     or self._medicines_desk()
+                    or self._booking_desk()
                     or self._routed_to_a_desk()
                 ):
                     self._loop()
@@ -392,6 +395,13 @@ class Runtime:
         if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
             return False
         return medicine_desk.handle(self)
+
+    def _booking_desk(self) -> bool:
+        """A request to book a named kind of specialist with no complaint ("book me a dermatologist on
+        Friday"): searched, proposed and booked after a yes with the booking tools (agents.booking_desk)."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        return booking_desk.handle(self)
 
     def _routed_to_a_desk(self) -> bool:
         """A new request no desk's rules read, which the first step's classifier (agents.first_step) is

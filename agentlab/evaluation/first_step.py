@@ -40,6 +40,7 @@ OTHER_LANGUAGE = "other_language"
 OUT_OF_SCOPE = "out_of_scope"
 MODEL = "model"
 MY_HEALTH = "my_health"
+BOOKING = "booking"  # the booking desk: a named kind of specialist, no complaint
 DESK_KINDS = ("list", "cancel", "reschedule")
 # The medicines desk's kinds (agents.medicine_desk.read) -> the decision, named as its use case.
 MEDICINE_KINDS = {"doses_today": "medicines_today", "dose_taken": "medicines_taken", "photo": "medicines_photo"}
@@ -50,6 +51,7 @@ DECISIONS = (
     *(f"appointments_{kind}" for kind in DESK_KINDS),
     MY_HEALTH,
     *MEDICINE_KINDS.values(),
+    BOOKING,
     MODEL,
 )
 EXPECTED = {
@@ -59,7 +61,7 @@ EXPECTED = {
     "appointments_cancel": "appointments_cancel",
     "appointments_reschedule": "appointments_reschedule",
     "book_symptoms": MODEL,
-    "book_constraint": MODEL,
+    "book_constraint": BOOKING,
     "medicines_reminder": MODEL,
     "medicines_today": "medicines_today",
     "medicines_taken": "medicines_taken",
@@ -101,11 +103,12 @@ def medicine_reader() -> Callable[[str], object] | None:
 
 
 def readers() -> dict[str, bool]:
-    """Which desks exist ({"appointments", "health", "medicines"} -> bool), for the report."""
+    """Which desks exist ({"appointments", "health", "medicines", "booking"} -> bool), for the report."""
     return {
         "appointments": desk_reader() is not None,
         "health": health_reader() is not None,
         "medicines": medicine_reader() is not None,
+        "booking": True,  # agents.booking_desk, imported by decide()
     }
 
 
@@ -144,6 +147,10 @@ def decide(message: str) -> str:
     found = read(message) if read is not None else None
     if found is not None:
         return MEDICINE_KINDS.get(found.kind, f"medicines_{found.kind}")
+    from agents.booking_desk import read as booking
+
+    if booking(message) is not None:
+        return BOOKING
     # The learned second opinion, asked when no rule read the request (agents/first_step.py); its use
     # case names are the decisions' names.
     return first_step.route(message) or MODEL

@@ -46,12 +46,13 @@ def test_every_use_case_is_in_both_splits_from_disjoint_template_families():
 def test_every_expected_decision_is_a_decision():
     assert set(first_step.EXPECTED) == set(generated.USE_CASES)
     assert set(first_step.EXPECTED.values()) <= set(first_step.DECISIONS)
-    # The desks' decisions come in the runtime's order: appointments, health, medicines, then the model.
-    assert first_step.DECISIONS[-5:] == (
+    # The desks' decisions come in the runtime's order: appointments, health, medicines, booking, the model.
+    assert first_step.DECISIONS[-6:] == (
         "my_health",
         "medicines_today",
         "medicines_taken",
         "medicines_photo",
+        first_step.BOOKING,
         first_step.MODEL,
     )
 
@@ -101,7 +102,7 @@ def test_a_decider_that_always_says_model_never_catches_help_now():
         assert score.accuracy("my_health") == 0.0
         assert score.accuracy("medicines_reminder") == 1.0
         assert score.false_sos == 0 and score.refused_care == 0
-        assert score.right() == 2 * 3  # the three use cases of the model, two each
+        assert score.right() == 2 * 2  # the two use cases of the model, two each
     assert {m.use_case for m in dev.misreads} == {
         "help_now",
         "out_of_scope",
@@ -112,6 +113,7 @@ def test_a_decider_that_always_says_model_never_catches_help_now():
         "medicines_taken",
         "medicines_photo",
         "my_health",
+        "book_constraint",
     }
     assert all(m.text for m in dev.misreads)
     assert test.misreads == []  # the test split's texts are never kept
@@ -183,7 +185,7 @@ def test_a_help_now_request_lands_in_the_help_now_column():
     with first_step.directory():
         score = first_step.evaluate([request, booking])["dev"]
 
-    assert score.matrix == {"help_now": {first_step.HELP_NOW: 1}, "book_constraint": {first_step.MODEL: 1}}
+    assert score.matrix == {"help_now": {first_step.HELP_NOW: 1}, "book_constraint": {first_step.BOOKING: 1}}
     assert score.accuracy() == 1.0 and score.misreads == []
 
 

@@ -35,12 +35,14 @@ HEADERS = {
     "medicines_today": "desk: doses today",
     "medicines_taken": "desk: dose taken",
     "medicines_photo": "desk: photo",
+    "booking": "desk: booking",
     "model": "model",
 }
 DESKS = (
     ("appointments", "Appointments desk", "agents.appointment_desk"),
     ("health", "Health desk", "agents.health_desk"),
     ("medicines", "Medicines desk", "agents.medicine_desk"),
+    ("booking", "Booking desk", "agents.booking_desk"),
 )
 
 

@@ -1,0 +1,227 @@
+"""The booking desk: "book me a dermatologist", "the earliest cardiologist", "a GP on Thursday morning".
+
+A request that names the kind of specialist and no complaint needs no triage: the patient has
+chosen. The 135M planner was trained on complaints, and given "book me a skin doctor" it asked for
+symptoms again and again. So, like the other desks (agents/runtime.py), this one acts before the
+model with the booking tools the model uses: ``get_available_specialists`` for that specialization
+(which reads the day and part of the day from the patient's words: "Thursday morning"; nothing said
+is the earliest), then the proposal as a question (the chat shows it with Confirm and Decline), and
+``book_appointment`` only after a yes; a no books nothing and says so, and another wish ("anything
+in the afternoon?") searches again. A request that names a complaint ("a cardiologist for my chest
+pain") goes to the model, whose flows store the complaint and triage it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agents.appointment_desk import typos_read, without_opening
+from agents.models import Conversation
+from agents.tools.transcript import request_parts
+from agents.trajectory import END
+from health.models import Specialization
+
+if TYPE_CHECKING:
+    from agents.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+DESK = "Booking desk:"  # how the desk's planner steps begin (the chat page shows its words as written)
+SEARCH, ASK, BOOK = "get_available_specialists", "get_input_from_user", "book_appointment"
+# How many times one request may search again for another wish before the desk stops asking.
+SEARCHES = 3
+
+_WANTS = re.compile(
+    r"\b(?:book|booking|make|get|find|schedule|arrange|set up|need|want|like|see|seeing|visit|appointments?|appt|"
+    r"slot|earliest|soonest|available|free)\b",
+    re.I,
+)
+_NOT = re.compile(r"\b(?:don'?t|do not|no longer|never|not)\s+(?:\w+\s+){0,2}?(?:book|need|want|see)\b", re.I)
+# Asking whether one should see a specialist is asking for advice: the model's (it triages).
+_ADVICE = re.compile(r"\b(?:should|do|would)\s+i\s+(?:need to\s+)?(?:see|go to|visit)\b|\bwho should\b", re.I)
+_YES = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|confirm|please do|please book|book it|go ahead|sounds good|perfect)\b", re.I
+)
+_NO = re.compile(r"^\W*(?:no|nope|decline|not|don'?t|do not|cancel|never\s*mind)\b", re.I)
+_VOCABULARY = (
+    "book", "booking", "appointment", "earliest", "soonest", "available", "doctor", "specialist", "please",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning", "afternoon",
+    "evening", "tomorrow", "today", "hello", "sorry",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BookingRequest:
+    specialization: str  # the directory's name
+
+
+def _named(text: str) -> str | None:
+    """The one specialization of the directory ``text`` names: its name, a synonym, a plural, or the
+    field's adjective ("an orthopaedic doctor", "the dermatology clinic": the name's stem)."""
+    low = text.lower()
+    found = set()
+    for specialization in Specialization.objects.all():
+        for name in {specialization.name, *(str(n).lower() for n in specialization.synonyms or [])}:
+            stem = _stem(name)
+            if re.search(rf"\b{re.escape(name)}s?\b", low) or (stem and re.search(rf"\b{re.escape(stem)}\w*", low)):
+                found.add(specialization.name)
+    return found.pop() if len(found) == 1 else None
+
+
+def _stem(name: str) -> str:
+    """ "orthopaedist" -> "orthopae", "dermatologist" -> "dermatolog": one word naming a specialist by its
+    field, without its ending; none for short or several-word names."""
+    if " " in name or not re.search(r"(?:ist|ian|ician)$", name):
+        return ""
+    stem = re.sub(r"(?:ician|ist|ian)$", "", name)
+    return stem if len(stem) >= 6 else ""
+
+
+def read(message: str) -> BookingRequest | None:
+    """The booking in ``message``: a wish to book one named specialization and no complaint; else None."""
+    from agents import appointment_desk  # an appointment the patient has is that desk's
+
+    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
+    if not text or not _WANTS.search(text) or _NOT.search(text) or _ADVICE.search(text):
+        return None
+    if appointment_desk.read(text) is not None:
+        return None
+    name = _named(text)
+    if name is None:
+        return None
+    from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
+
+    if symptoms_in(text):
+        return None  # a complaint: the model's flows store it and triage it
+    return BookingRequest(name)
+
+
+def request_of(message: str) -> BookingRequest | None:
+    """The booking in a request's message: the whole message, or the rest of a mixed one after the
+    appointments desk's part ("cancel Tuesday and book me a skin doctor instead")."""
+    from agents import appointment_desk
+
+    found = read(message)
+    if found is not None:
+        return found
+    mixed = appointment_desk.read(message)
+    return read(mixed.rest) if mixed is not None and mixed.rest else None
+
+
+def start(runner: Runtime, request: BookingRequest) -> bool:
+    """Search and propose (the appointments desk hands over the rest of a mixed request here)."""
+    log.info("conversation %s: booking desk: %s", runner.conversation.pk, request.specialization)
+    return _search(runner, request)
+
+
+def handle(runner: Runtime) -> bool:
+    """Do the desk's part of the chat's unread message; True when the run needs nothing more now."""
+    states = runner.states
+    if not states:
+        return False
+    last = states[-1]
+    if last["from"] == "user":
+        request = read(str(last["value"]))
+        if request is None:
+            return False
+        return start(runner, request)
+    if last["from"] != "observation" or _desk_tool(states) != ASK:
+        return False
+    parts = request_parts(runner.conversation)
+    request = request_of(parts[0]) if parts else None
+    if request is None:
+        return False
+    return _answered(runner, request, parts[-1])
+
+
+def _desk_tool(states: list[dict[str, Any]]) -> str | None:
+    if len(states) < 3 or states[-2]["from"] != "caller" or states[-3]["from"] != "planner":
+        return None
+    plan = states[-3]["value"] if isinstance(states[-3]["value"], dict) else {}
+    if not str(plan.get("reason", "")).startswith(DESK):
+        return None
+    return str((states[-2]["value"] or {}).get("tool", "")) if isinstance(states[-2]["value"], dict) else None
+
+
+def _plan(runner: Runtime, why: str, action: str) -> None:
+    runner.append("planner", {"reason": f"{DESK} {why}", "action": action})
+
+
+def _answer_and_end(runner: Runtime, why: str, message: str) -> bool:
+    _plan(runner, why, "Tell the user.")
+    runner.execute_call({"tool": "answer_user", "parameters": {"user_id": runner.user_ref, "message": message}})
+    runner.append("planner", {"reason": f"{DESK} the user was told.", "action": END})
+    runner.set_status(Conversation.Status.COMPLETED)
+    return True
+
+
+def _search(runner: Runtime, request: BookingRequest) -> bool:
+    wanted = request.specialization
+    _plan(runner, f"the user asks to book a {wanted}.", f"Find the free {wanted} slot that fits what the user said.")
+    found = runner.execute_call({"tool": SEARCH, "parameters": {"symptoms": "", "specialization": wanted}})
+    result = found.get("result") if isinstance(found, dict) else None
+    if not isinstance(result, dict) or not result.get("specialist_id"):
+        return _answer_and_end(
+            runner,
+            f"no {wanted} is free then.",
+            f"No {wanted} has a free time that fits. Nothing was booked. Tell me another day or time, "
+            "and I will look again.",
+        )
+    slot = result["available_slot"]
+    lead = (
+        f"Nothing is free {result['preference']}. The nearest free time: "
+        if result.get("fits_preference") is False
+        else ""
+    )
+    question = f"{lead}{result['name']} can see you on {slot['date']}, {slot['time']}. Shall I book it?"
+    _plan(runner, f"{result['name']} is free.", "Propose the appointment and wait for the user's answer.")
+    runner.execute_call({"tool": ASK, "parameters": {"user_id": runner.user_ref, "questions": question}})
+    return True
+
+
+def _last_offer(runner: Runtime) -> dict[str, Any] | None:
+    for previous, state in zip(reversed(runner.states[:-1]), reversed(runner.states[1:]), strict=False):
+        if previous["from"] == "caller" and (previous["value"] or {}).get("tool") == SEARCH:
+            result = (state["value"] or {}).get("result") if isinstance(state["value"], dict) else None
+            return result if isinstance(result, dict) and result.get("specialist_id") else None
+    return None
+
+
+def _answered(runner: Runtime, request: BookingRequest, answer: str) -> bool:
+    offer = _last_offer(runner)
+    if _YES.match(answer) and offer is not None:
+        slot = offer["available_slot"]
+        day = slot["date"].split("-")
+        when = f"{slot['time']}, {day[2]}/{day[1]}/{day[0]}"
+        _plan(runner, "the user agreed.", "Book the appointment.")
+        booked = runner.execute_call(
+            {
+                "tool": BOOK,
+                "parameters": {
+                    "user_id": runner.user_ref,
+                    "specialist_id": offer["specialist_id"],
+                    "appointment_time_date": when,
+                },
+            }
+        )
+        if "error" in booked:
+            return _answer_and_end(
+                runner, "the booking failed.", f"Nothing was booked: {booked['error']} Tell me another time."
+            )
+        # What was booked is the record's: the chat's booking card and the notification say it.
+        runner.append("planner", {"reason": f"{DESK} the user agreed; the booking is recorded.", "action": END})
+        runner.set_status(Conversation.Status.COMPLETED)
+        return True
+    if _NO.match(answer):
+        return _answer_and_end(runner, "the user declined.", "Nothing was booked.")
+    searches = sum(1 for s in runner.states if s["from"] == "caller" and (s["value"] or {}).get("tool") == SEARCH)
+    if searches >= SEARCHES:
+        return _answer_and_end(
+            runner,
+            "the user's wishes found no time.",
+            "Nothing was booked. The Appointments page lists every free time, or tell me the day you want.",
+        )
+    return _search(runner, request)  # another wish ("anything in the afternoon?"): the search reads it

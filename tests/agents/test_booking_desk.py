@@ -1,0 +1,158 @@
+"""The booking desk (agents/booking_desk.py): "book me a dermatologist on Friday afternoon" is
+searched, proposed and booked after a yes with the booking tools, without the model; a complaint
+still goes to the model, whose flows store and triage it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+
+import pytest
+
+from agents import booking_desk
+from agents.llm.scripted import ScriptedBackend
+from agents.runtime import pending_question
+from agents.services import post_user_message, start_chat
+from health.models import Appointment, SymptomRecord
+from tests.agents.helpers import BERLIN, call, end, plan, states
+from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
+
+READS = [
+    ("book me a dermatologist", "dermatologist"),
+    ("book me the earliest cardiologist", "cardiologist"),
+    ("I want to see a dermatologist on friday afternoon", "dermatologist"),
+    ("can I get a GP appointment for thursday morning", "general physician"),
+    ("hi, i'd like to book a skin doctor please", "dermatologist"),
+]
+NOT_THE_DESK = [
+    "I have chest pain, book me a cardiologist",
+    "should I see a neurologist?",
+    "I don't want to see a dermatologist",
+    "cancel my dermatologist appointment",
+    "what's my next appointment with the dermatologist",
+    "I have a rash on my arm",
+    "book me a doctor",
+]
+
+
+@pytest.fixture
+def directory(db):
+    SpecializationFactory(name="dermatologist", synonyms=["skin doctor", "skin specialist"])
+    SpecializationFactory(name="cardiologist", synonyms=["heart doctor"])
+    SpecializationFactory(name="general physician", synonyms=["gp", "family doctor"])
+
+
+@pytest.mark.parametrize(("text", "name"), READS)
+def test_a_booking_of_a_named_specialist_is_read(directory, text, name):
+    assert booking_desk.read(text) == booking_desk.BookingRequest(name)
+
+
+@pytest.mark.parametrize("text", NOT_THE_DESK)
+def test_complaints_advice_and_existing_appointments_are_not_the_desks(directory, text):
+    assert booking_desk.read(text) is None
+
+
+def _no_model() -> ScriptedBackend:
+    return ScriptedBackend(
+        planner=itertools.repeat(plan("Ask.", "Ask about symptoms.")),
+        caller=itertools.repeat(call("store_symptoms", user_id="0", symptoms="rash")),
+    )
+
+
+def _local(days: int, hour: int) -> dt.datetime:
+    day = dt.datetime.now(BERLIN).date() + dt.timedelta(days=days)
+    return dt.datetime.combine(day, dt.time(hour), tzinfo=BERLIN)
+
+
+@pytest.fixture
+def derm_slots(directory):
+    from health.models import Specialization
+
+    specialist = SpecialistFactory(
+        name="Dr. Chloe Dubois", specialization=Specialization.objects.get(name="dermatologist")
+    )
+    return [SlotFactory(specialist=specialist, starts_at=_local(2, hour)) for hour in (9, 14)]
+
+
+def _told(conversation) -> str:
+    return " ".join(
+        str(s["value"]["result"].get("message", ""))
+        for s in states(conversation)
+        if s["from"] == "observation" and isinstance(s["value"].get("result"), dict)
+    )
+
+
+def test_book_me_a_dermatologist_proposes_the_earliest_and_books_it_after_yes(alice, derm_slots):
+    backend = _no_model()
+
+    conversation = start_chat(alice, "book me a dermatologist", backend=backend)
+
+    assert conversation.status == "waiting_input"
+    assert "Dr. Chloe Dubois" in pending_question(conversation)
+    assert not Appointment.objects.exists(), "nothing is held or booked before the yes"
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+
+    assert conversation.status == "completed"
+    assert backend.calls == []
+    booked = Appointment.objects.get(user=alice)
+    assert (booked.state, booked.slot_id) == ("confirmed", derm_slots[0].pk)
+    assert not SymptomRecord.objects.exists()
+
+
+def test_a_no_books_nothing_and_says_so(alice, derm_slots):
+    conversation = start_chat(alice, "book me a dermatologist", backend=_no_model())
+
+    conversation = post_user_message(conversation.pk, alice, "no thanks", backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert not Appointment.objects.exists()
+    assert "Nothing was booked" in _told(conversation)
+
+
+def test_another_wish_searches_again(alice, derm_slots):
+    conversation = start_chat(alice, "book me a dermatologist", backend=_no_model())
+    assert "09:00" in pending_question(conversation)
+
+    conversation = post_user_message(
+        conversation.pk, alice, "9 is too early, anything in the afternoon?", backend=_no_model()
+    )
+    assert "14:00" in pending_question(conversation)
+    post_user_message(conversation.pk, alice, "yes please", backend=_no_model())
+
+    assert Appointment.objects.get(user=alice).slot_id == derm_slots[1].pk
+
+
+def test_no_free_time_books_nothing_and_says_so(alice, directory):
+    conversation = start_chat(alice, "book me a cardiologist", backend=_no_model())
+
+    assert conversation.status == "completed"
+    assert "No cardiologist has a free time" in _told(conversation)
+    assert not Appointment.objects.exists()
+
+
+def test_a_complaint_goes_to_the_model(alice, derm_slots):
+    backend = ScriptedBackend(planner=[end("Nothing to do.")])
+
+    start_chat(alice, "I have an itchy rash, book me a dermatologist", backend=backend)
+
+    assert len(backend.calls) == 1
+
+
+def test_cancel_and_book_instead_does_both_after_each_yes(alice, derm_slots):
+    uro_kind = SpecializationFactory(name="urologist")
+    uro_slot = SlotFactory(
+        specialist=SpecialistFactory(name="Dr. Ida Berg", specialization=uro_kind), starts_at=_local(3, 9)
+    )
+    uro = Appointment.book(user=alice, slot_id=uro_slot.pk)
+    backend = _no_model()
+
+    conversation = start_chat(alice, "cancel the urologist and book me a skin doctor instead", backend=backend)
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+    assert "Dr. Chloe Dubois" in pending_question(conversation)
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+
+    uro.refresh_from_db()
+    assert uro.state == "cancelled"
+    assert Appointment.objects.get(user=alice, state="confirmed").specialist.name == "Dr. Chloe Dubois"
+    assert backend.calls == []
+    assert conversation.status == "completed"
