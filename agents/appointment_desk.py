@@ -182,6 +182,14 @@ _VOCABULARY = (
 )  # fmt: skip
 
 
+# Contractions typed without the apostrophe: never "corrected" ("cant" is not a typo of "can": it
+# says the opposite).
+_KEPT = frozenset(
+    "cant dont wont didnt isnt doesnt havent hasnt shouldnt couldnt wouldnt arent wasnt werent aint im ive id "
+    "youre theyre thats whats wheres whens hows lets".split()
+)
+
+
 def typos_read(text: str, vocabulary: tuple[str, ...] = _VOCABULARY) -> str:
     """``text`` with each typo of a desk word replaced by the word. A word that is spelled right
     (agents.tools.said's English word list) is kept: "cone" stays "cone", not "come". rapidfuzz's
@@ -196,7 +204,7 @@ def typos_read(text: str, vocabulary: tuple[str, ...] = _VOCABULARY) -> str:
     def read_word(match: re.Match) -> str:
         word = match.group(0)
         low = word.lower()
-        if len(low) < 2 or low in english or low in vocabulary:
+        if len(low) < 2 or low in english or low in vocabulary or low in _KEPT:
             return word
         found = process.extractOne(low, vocabulary, scorer=OSA.distance, score_cutoff=1 if len(low) < 7 else 2)
         return found[0] if found else word

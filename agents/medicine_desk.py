@@ -206,7 +206,7 @@ _VOCABULARY = (
     "medicines", "medication", "medications", "meds", "dose", "doses", "schedule", "today", "tonight", "morning",
     "afternoon", "evening", "night", "bedtime", "breakfast", "dinner", "prescription", "photo", "picture",
     "upload", "which", "what", "left", "remind", "reminder", "reminders", "insulin", "inhaler", "antibiotics",
-    "when", "time", "next", "due", "anything", "mark", "hello", "sorry",
+    "when", "time", "next", "due", "anything", "mark", "hello", "sorry", "done",
 )  # fmt: skip
 
 

@@ -310,3 +310,9 @@ def test_the_model_cannot_call_the_desks_tools(alice, two_appointments):
     assert "Unknown tool 'cancel_appointment'" in states(conversation)[4]["value"]["error"]
     uro.refresh_from_db()
     assert uro.state == "confirmed"
+
+
+@pytest.mark.parametrize("text", ["i cant make it tomorrow", "i dont want it", "i wont come"])
+def test_a_contraction_without_its_apostrophe_is_not_read_as_a_typo(text):
+    """ "cant" is one letter from "can": read as a typo it would say the opposite."""
+    assert desk.typos_read(text) == text
