@@ -10,9 +10,10 @@ Errors the model causes (garbage, an unknown tool, bad arguments, a refused
 call) become error observations that the model sees; the caller gets a bounded
 retry. Backend failures end the run gracefully. SOS conversations are guarded:
 on any failure the guard completes the required sequence (agents.sos.guard).
-Chats have eight guards of their own that need no model: a message that asks for
+Chats have nine guards of their own that need no model: a message that asks for
 emergency help now starts the hard SOS as the SOS button does, before anything
-else (agents.help_now), a message in a language
+else (agents.help_now), a message about suicide or self-harm gets the crisis answer
+(agents.crisis), a message in a language
 the assistant does not understand is answered at once (agents.language), so is a
 new request to prescribe, to diagnose or about anything but care (agents.scope), a
 question about, or a change to, an appointment the patient has is answered from the
@@ -41,6 +42,7 @@ from django.utils import timezone
 from agents import (
     appointment_desk,
     booking_desk,
+    crisis,
     decline_guard,
     first_step,
     health_desk,
@@ -240,6 +242,7 @@ class Runtime:
             try:
                 if not (
                     self._help_now()
+                    or self._answer_crisis()
                     or self._answer_other_language()
                     or self._answer_out_of_scope()
                     or self._appointments_desk()
@@ -335,6 +338,23 @@ class Runtime:
             self.alert = alert
         self.append("planner", {"reason": f"{HELP_NOW} {started.summary}; the user was told.", "action": END})
         self.set_status(Conversation.Status.COMPLETED)
+        return True
+
+    def _answer_crisis(self) -> bool:
+        """A chat message that speaks of suicide or self-harm (agents.crisis) gets the crisis answer at
+        once, without the model: the emergency number, the SOS button, crisis lines. True when it did."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        message = self._unread_message()
+        if message is None or not crisis.crisis(message):
+            return False
+        log.info("conversation %s: a message about suicide or self-harm got the crisis answer", self.conversation.pk)
+        self._answer_at_once(
+            "Crisis guard",
+            "the user speaks of suicide or self-harm.",
+            "Tell the user where to get help now and how to start the SOS.",
+            crisis.reply(),
+        )
         return True
 
     def _answer_other_language(self) -> bool:

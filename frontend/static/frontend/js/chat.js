@@ -29,7 +29,7 @@ const ABOUT_APPOINTMENT = /\b(appointments?|book\w*|slot|dr\.?|doctor|specialist
 let appointmentNotice = false;
 // Planner steps the runtime's guards write (agents/runtime.py, agents/decline_guard.py): what they tell
 // the patient is a server template ("I can't prescribe… I can find you the right specialist"), shown as is.
-const GUARD_STEP = /^((Scope|Language|Decline|Help-now) guard|(Appointments|Health|Medicines) desk):/;
+const GUARD_STEP = /^((Scope|Language|Decline|Help-now|Crisis) guard|(Appointments|Health|Medicines|Booking) desk):/;
 // Tools whose result carries a message rendered by the server from the records (a reminder as
 // stored, the patient's appointments, their readings summed up, today's doses): shown as written.
 const MESSAGE_TOOLS = new Set(["set_medication_reminder", "get_upcoming_appointments", "get_health_summary", "get_todays_doses", "answer_user"]);

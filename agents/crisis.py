@@ -1,0 +1,46 @@
+"""Thoughts of suicide or self-harm: a caring answer at once, with where to get help now.
+
+"I want to kill myself" reached the model, which was trained to book specialists. A message that
+speaks of suicide or self-harm is answered before anything else the chat does (after the help-now
+guard, which starts the hard SOS for "I took all my pills" or "he's not breathing"), without the
+model, with ``agents/templates/agents/crisis.txt``: the emergency number, the SOS button, crisis
+lines, and that saying "start the SOS" starts it. Nothing is stored or sent.
+
+Hand-written patterns on purpose, like agents.help_now: a missed message is the costly error, so
+they err toward answering; the answer is supportive and harmless when it was not needed ("my
+friend's suicide last year" gets it too).
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.template.loader import render_to_string
+
+from health.sos.delivery import emergency_number
+
+# Where the patient presses SOS (frontend/urls.py names it "sos"; agents may not import the UI).
+SOS_PAGE = "/sos/"
+
+_CRISIS = re.compile(
+    r"\b(?:kill\w*|hurt\w*|harm\w*|cut\w*|hang\w*|shoot\w*|poison\w*|drown\w*|burn\w*|starv\w*)\s+"
+    r"(?:my ?self|meself)\b"
+    r"|\bsuicid\w*|\bself[- ]?harm\w*"
+    r"|\b(?:end|take)\s+(?:my|my own)\s+life\b|\bend it all\b"
+    r"|\b(?:want|wanna|going|gonna|ready|plan(?:ning)?)\s+(?:to\s+)?die\b"
+    r"|\bwish\s+(?:i\s+)?(?:was|were|had)\s+(?:dead|never been born)\b|\bbetter off (?:dead|without me)\b"
+    r"|\bno (?:reason|point) (?:to|in) (?:live|living|go on|going on)\b"
+    r"|\b(?:don'?t|do not|dont)\s+want\s+to\s+(?:live|be alive|be here|wake up)(?:\s+any\s*more)?\b",
+    re.IGNORECASE,
+)
+
+
+def crisis(message: str) -> bool:
+    """Whether ``message`` speaks of suicide or self-harm."""
+    return bool(_CRISIS.search(" ".join(str(message).split())))
+
+
+def reply() -> str:
+    """The answer (agents/crisis.txt), on one line."""
+    text = render_to_string("agents/crisis.txt", {"emergency_number": emergency_number(), "sos_page": SOS_PAGE})
+    return " ".join(text.split())
