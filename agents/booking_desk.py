@@ -34,9 +34,11 @@ SEARCH, ASK, BOOK = "get_available_specialists", "get_input_from_user", "book_ap
 # How many times one request may search again for another wish before the desk stops asking.
 SEARCHES = 3
 
+# A wish to be booked is said with a verb or "the earliest", "available": "my GP visit" or "remember my
+# GP appointment" names an appointment, it does not ask for one.
 _WANTS = re.compile(
-    r"\b(?:book|booking|make|get|find|schedule|arrange|set up|need|want|like|see|seeing|visit|appointments?|appt|"
-    r"slot|earliest|soonest|available|free)\b",
+    r"\b(?:book|make|get|find|schedule|arrange|set up|need|want|like|see|seeing|earliest|soonest|"
+    r"first available|next available|available|free)\b",
     re.I,
 )
 _NOT = re.compile(r"\b(?:don'?t|do not|no longer|never|not)\s+(?:\w+\s+){0,2}?(?:book|need|want|see)\b", re.I)

@@ -101,7 +101,7 @@ def test_book_appointment_without_the_patients_yes_only_holds_the_slot(alice, re
         ],
     )
 
-    conversation = start_chat(alice, "Book the GP slot tomorrow at ten.", backend=backend)
+    conversation = start_chat(alice, "I have a sore throat. Book the GP slot tomorrow at ten.", backend=backend)
 
     # The patient never saw and accepted this specialist and time: held, not booked, whichever tool.
     assert conversation.status == "completed"
@@ -124,7 +124,7 @@ def test_a_slot_is_never_booked_twice(alice, bob, ref, gp_slot):
         ],
     )
 
-    conversation = start_chat(alice, "Book the GP slot tomorrow at ten.", backend=backend)
+    conversation = start_chat(alice, "I have a sore throat. Book the GP slot tomorrow at ten.", backend=backend)
 
     assert observations(conversation) == [
         {"error": "That slot is no longer available: This slot has just been booked by someone else."}

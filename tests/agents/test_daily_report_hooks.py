@@ -141,9 +141,11 @@ def test_how_was_my_day_in_chat_observes_the_days_computed_facts(alice):
         caller=[call("get_daily_report", user_id=str(alice.pk))],
     )
 
-    conversation = Conversation.objects.create(user=alice, title="How was my day?", status=Conversation.Status.IDLE)
+    conversation = Conversation.objects.create(
+        user=alice, title="Anything I should know about today?", status=Conversation.Status.IDLE
+    )
     with mock.patch("django.utils.timezone.now", return_value=evening):
-        Runtime(conversation, None, clock=lambda: evening).begin("How was my day?")
+        Runtime(conversation, None, clock=lambda: evening).begin("Anything I should know about today?")
         Runtime(conversation, backend, clock=lambda: evening).run()
 
     observation = conversation.steps.get(role="observation").payload["result"]

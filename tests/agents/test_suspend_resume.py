@@ -19,7 +19,7 @@ def test_a_question_suspends_the_run_and_the_answer_resumes_it_after_a_restart(a
         planner=[plan("Slot found.", "Ask the user to confirm the appointment.")],
         caller=[call("get_input_from_user", user_id=ref, questions="Shall I book Dr. Diego Arroyo?")],
     )
-    conversation = start_chat(alice, "Book me a GP.", backend=before_restart)
+    conversation = start_chat(alice, "I have a cough. Book me a GP.", backend=before_restart)
     assert conversation.status == "waiting_input"
     assert pending_question(conversation) == "Shall I book Dr. Diego Arroyo?"
 
@@ -38,7 +38,7 @@ def test_a_question_suspends_the_run_and_the_answer_resumes_it_after_a_restart(a
     # The resumed planner saw the whole trajectory (its chat turns), answer included.
     turns = after_restart.calls[0][1]
     assert turns[-1].content == 'observation: {"result": "Yes, please"}'
-    assert "user: Book me a GP." in [turn.content for turn in turns]
+    assert "user: I have a cough. Book me a GP." in [turn.content for turn in turns]
     assert "<action>Ask the user to confirm the appointment.</action>" in turns[-2].content
 
 
