@@ -31,12 +31,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agents.models import Conversation
+from agents import desk_steps
 from agents.tools.appointments import SEARCH_HORIZON, SEARCH_LEAD, specialist_label
 from agents.tools.my_appointments import listing, upcoming
 from agents.tools.preferences import Preference, describe, preference_from
 from agents.tools.transcript import QUESTION_TOOLS, request_parts
-from agents.trajectory import END
 from health.models import Appointment, Slot, Specialization
 
 if TYPE_CHECKING:
@@ -479,20 +478,11 @@ def handle(runner: Runtime, use_case: str | None = None) -> bool:
 
 
 def _desk_call(states: list[dict[str, Any]]) -> str | None:
-    """The tool of the caller step before the last state, when the desk chose it."""
-    if len(states) < 3 or states[-2]["from"] != "caller" or states[-3]["from"] != "planner":
-        return None
-    reason = str((states[-3]["value"] or {}).get("reason", "")) if isinstance(states[-3]["value"], dict) else ""
-    if not reason.startswith(DESK):
-        return None
-    call = states[-2]["value"] if isinstance(states[-2]["value"], dict) else {}
-    return str(call.get("tool", ""))
+    return desk_steps.desk_tool(states, DESK)
 
 
 def _answer(observation: dict[str, Any]) -> str:
-    value = observation["value"] if isinstance(observation["value"], dict) else {}
-    result = value.get("result")
-    return str(result.get("user", "") if isinstance(result, dict) else result or "")
+    return desk_steps.users_answer(observation)
 
 
 def _candidates(runner: Runtime, request: DeskRequest) -> tuple[list[Appointment], list[Appointment]]:
@@ -617,16 +607,15 @@ def _propose(runner: Runtime, request: DeskRequest, appointment: Appointment) ->
 
 
 def _plan(runner: Runtime, why: str, action: str) -> None:
-    runner.append("planner", {"reason": f"{DESK} {why}", "action": action})
+    desk_steps.plan(runner, DESK, why, action)
 
 
 def _tell(runner: Runtime, why: str, message: str) -> None:
-    _plan(runner, why, "Tell the user.")
-    _notify(runner, message)
+    desk_steps.tell(runner, DESK, why, message)
 
 
 def _notify(runner: Runtime, message: str) -> None:
-    runner.execute_call({"tool": "answer_user", "parameters": {"user_id": runner.user_ref, "message": message}})
+    desk_steps.answer(runner, message)
 
 
 def _finish(runner: Runtime, request: DeskRequest, why: str) -> bool:
@@ -639,9 +628,7 @@ def _finish(runner: Runtime, request: DeskRequest, why: str) -> bool:
             return booking_desk.start(runner, booking)  # "… and book me a skin doctor instead"
         # The model goes on with the rest of the request; it reads it alone (:func:`model_view`).
         return False
-    runner.append("planner", {"reason": f"{DESK} {why}", "action": END})
-    runner.set_status(Conversation.Status.COMPLETED)
-    return True
+    return desk_steps.end(runner, DESK, why)
 
 
 def model_view(states: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -18,10 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agents import desk_steps
 from agents.appointment_desk import typos_read, without_opening
-from agents.models import Conversation
 from agents.tools.transcript import request_parts
-from agents.trajectory import END
 from health.models import Specialization
 
 if TYPE_CHECKING:
@@ -140,24 +139,16 @@ def handle(runner: Runtime) -> bool:
 
 
 def _desk_tool(states: list[dict[str, Any]]) -> str | None:
-    if len(states) < 3 or states[-2]["from"] != "caller" or states[-3]["from"] != "planner":
-        return None
-    plan = states[-3]["value"] if isinstance(states[-3]["value"], dict) else {}
-    if not str(plan.get("reason", "")).startswith(DESK):
-        return None
-    return str((states[-2]["value"] or {}).get("tool", "")) if isinstance(states[-2]["value"], dict) else None
+    return desk_steps.desk_tool(states, DESK)
 
 
 def _plan(runner: Runtime, why: str, action: str) -> None:
-    runner.append("planner", {"reason": f"{DESK} {why}", "action": action})
+    desk_steps.plan(runner, DESK, why, action)
 
 
 def _answer_and_end(runner: Runtime, why: str, message: str) -> bool:
-    _plan(runner, why, "Tell the user.")
-    runner.execute_call({"tool": "answer_user", "parameters": {"user_id": runner.user_ref, "message": message}})
-    runner.append("planner", {"reason": f"{DESK} the user was told.", "action": END})
-    runner.set_status(Conversation.Status.COMPLETED)
-    return True
+    desk_steps.tell(runner, DESK, why, message)
+    return desk_steps.end(runner, DESK, "the user was told.")
 
 
 def _search(runner: Runtime, request: BookingRequest) -> bool:
@@ -214,9 +205,7 @@ def _answered(runner: Runtime, request: BookingRequest, answer: str) -> bool:
                 runner, "the booking failed.", f"Nothing was booked: {booked['error']} Tell me another time."
             )
         # What was booked is the record's: the chat's booking card and the notification say it.
-        runner.append("planner", {"reason": f"{DESK} the user agreed; the booking is recorded.", "action": END})
-        runner.set_status(Conversation.Status.COMPLETED)
-        return True
+        return desk_steps.end(runner, DESK, "the user agreed; the booking is recorded.")
     if _NO.match(answer):
         return _answer_and_end(runner, "the user declined.", "Nothing was booked.")
     searches = sum(1 for s in runner.states if s["from"] == "caller" and (s["value"] or {}).get("tool") == SEARCH)

@@ -20,9 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agents import desk_steps
 from agents.appointment_desk import typos_read, without_opening
-from agents.models import Conversation
-from agents.trajectory import END
 
 if TYPE_CHECKING:
     from agents.runtime import Runtime
@@ -132,12 +131,11 @@ def handle(runner: Runtime, use_case: str | None = None) -> bool:
         return False
     log.info("conversation %s: health desk: %s, %s", runner.conversation.pk, request.topic, request.period)
     topic, period = request.topic.replace("_", " "), request.period.replace("_", " ")
-    runner.append(
-        "planner",
-        {
-            "reason": f"{DESK} the user asks about their recorded health ({topic}, {period}).",
-            "action": "Summarise the recorded readings for the user.",
-        },
+    desk_steps.plan(
+        runner,
+        DESK,
+        f"the user asks about their recorded health ({topic}, {period}).",
+        "Summarise the recorded readings for the user.",
     )
     runner.execute_call(
         {
@@ -145,6 +143,4 @@ def handle(runner: Runtime, use_case: str | None = None) -> bool:
             "parameters": {"user_id": runner.user_ref, "topic": request.topic, "period": request.period},
         }
     )
-    runner.append("planner", {"reason": f"{DESK} the user was told.", "action": END})
-    runner.set_status(Conversation.Status.COMPLETED)
-    return True
+    return desk_steps.end(runner, DESK, "the user was told.")

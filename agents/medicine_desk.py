@@ -38,12 +38,12 @@ from typing import TYPE_CHECKING, Any
 from django.template.loader import render_to_string
 from rapidfuzz.distance import OSA
 
+from agents import desk_steps
 from agents.appointment_desk import typos_read, without_opening
 from agents.models import Conversation
 from agents.tools.health_data import known_medicine, split_strength
 from agents.tools.my_medicines import NOT_RECORDED, UPCOMING, TodaysDose, listing, photo_help, todays_doses
 from agents.tools.transcript import QUESTION_TOOLS, request_parts
-from agents.trajectory import END
 
 if TYPE_CHECKING:
     from agents.runtime import Runtime
@@ -419,20 +419,11 @@ def handle(runner: Runtime, use_case: str | None = None) -> bool:
 
 
 def _desk_call(states: list[dict[str, Any]]) -> str | None:
-    """The tool of the caller step before the last state, when the desk chose it."""
-    if len(states) < 3 or states[-2]["from"] != "caller" or states[-3]["from"] != "planner":
-        return None
-    reason = str((states[-3]["value"] or {}).get("reason", "")) if isinstance(states[-3]["value"], dict) else ""
-    if not reason.startswith(DESK):
-        return None
-    call = states[-2]["value"] if isinstance(states[-2]["value"], dict) else {}
-    return str(call.get("tool", ""))
+    return desk_steps.desk_tool(states, DESK)
 
 
 def _answer(observation: dict[str, Any]) -> str:
-    value = observation["value"] if isinstance(observation["value"], dict) else {}
-    result = value.get("result")
-    return str(result.get("user", "") if isinstance(result, dict) else result or "")
+    return desk_steps.users_answer(observation)
 
 
 def _tz(runner: Runtime):
@@ -530,19 +521,16 @@ def _propose(runner: Runtime, dose: TodaysDose) -> bool:
 
 
 def _plan(runner: Runtime, why: str, action: str) -> None:
-    runner.append("planner", {"reason": f"{DESK} {why}", "action": action})
+    desk_steps.plan(runner, DESK, why, action)
 
 
 def _tell(runner: Runtime, why: str, message: str) -> None:
-    _plan(runner, why, "Tell the user.")
-    _notify(runner, message)
+    desk_steps.tell(runner, DESK, why, message)
 
 
 def _notify(runner: Runtime, message: str) -> None:
-    runner.execute_call({"tool": "answer_user", "parameters": {"user_id": runner.user_ref, "message": message}})
+    desk_steps.answer(runner, message)
 
 
 def _finish(runner: Runtime, why: str) -> bool:
-    runner.append("planner", {"reason": f"{DESK} {why}", "action": END})
-    runner.set_status(Conversation.Status.COMPLETED)
-    return True
+    return desk_steps.end(runner, DESK, why)
