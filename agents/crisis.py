@@ -17,10 +17,8 @@ import re
 
 from django.template.loader import render_to_string
 
+from agents.help_now import SOS_PAGE
 from health.sos.delivery import emergency_number
-
-# Where the patient presses SOS (frontend/urls.py names it "sos"; agents may not import the UI).
-SOS_PAGE = "/sos/"
 
 _CRISIS = re.compile(
     r"\b(?:kill\w*|hurt\w*|harm\w*|cut\w*|hang\w*|shoot\w*|poison\w*|drown\w*|burn\w*|starv\w*)\s+"

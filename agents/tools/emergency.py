@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from agents.errors import InvalidArguments, NotAuthorised, NotFound, ToolError
 from agents.models import Conversation
 from agents.tools.context import ToolContext
-from agents.tools.interaction import AskUser, clear_yes
+from agents.tools.interaction import AskUser, clear_yes, resuming
 from agents.tools.registry import tool
 from health.messaging.outbox import queue_sms
 from health.models import Alert, AlertEvent, Ambulance, Dispatch, OutboundMessage
@@ -230,11 +230,6 @@ def _limit() -> int:
     return int(getattr(settings, "AGENT_MAX_MESSAGES_PER_CONVERSATION", 3))
 
 
-def _resuming(ctx: ToolContext) -> bool:
-    """True when the runtime calls the tool again to read the user's answer (or the pending question)."""
-    return getattr(ctx.conversation, "status", None) == Conversation.Status.WAITING_INPUT
-
-
 def _ask_before_sending(ctx: ToolContext, text: str, phone_no: str | None, to_emergency_contacts: bool) -> AskUser:
     """Outside an SOS a message leaves only after the user agreed to this text going to these people.
 
@@ -246,13 +241,13 @@ def _ask_before_sending(ctx: ToolContext, text: str, phone_no: str | None, to_em
         raise NotAuthorised("Outside an SOS a message needs the user's agreement, and only a chat can ask for it.")
     try:
         recipients = _recipients(ctx, phone_no, to_emergency_contacts)
-        if not _resuming(ctx) and _sent_in_conversation(ctx) >= _limit():
+        if not resuming(ctx) and _sent_in_conversation(ctx) >= _limit():
             raise NotAuthorised(
                 f"This conversation already sent {_limit()} messages, the most one conversation may send. "
                 "Nothing was sent."
             )
     except ToolError as exc:
-        if not _resuming(ctx):
+        if not resuming(ctx):
             raise
         problem = str(exc)
         return AskUser(

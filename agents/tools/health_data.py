@@ -17,7 +17,7 @@ from agents.models import Conversation
 from agents.tools import said
 from agents.tools.appointments import _parse_date, _parse_time
 from agents.tools.context import ToolContext
-from agents.tools.interaction import AskUser, clear_yes
+from agents.tools.interaction import AskUser, clear_yes, resuming
 from agents.tools.registry import tool
 from agents.tools.transcript import said_in_request
 from health.models import DailyReport, Medication, VitalReading
@@ -56,7 +56,7 @@ def set_medication_reminder(
             ctx, user_id, medicine_name, times, dose, duration_days, food_timing, start_date
         )
     except ToolError as exc:
-        if getattr(ctx.conversation, "status", None) != Conversation.Status.WAITING_INPUT:
+        if not resuming(ctx):
             raise
         # Called again to read the user's answer to the lexicon question, and something changed
         # meanwhile (the day, say): the answer sets nothing, and says so.

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.errors import InvalidArguments
+from agents.models import Conversation
 from agents.tools.appointments import appointment_notice
 from agents.tools.context import ToolContext
 from agents.tools.registry import tool
@@ -42,6 +43,12 @@ _CLEAR_YES = re.compile(
     r"yes,?\s+(please|send it|set it|go ahead|do it))(\s+please)?(,?\s+thanks?(\s+you)?)?",
     re.IGNORECASE,
 )
+
+
+def resuming(ctx: ToolContext) -> bool:
+    """True when the runtime calls a suspending tool again to read the user's answer to its question
+    (or the pending question): what changed meanwhile must turn the answer into "not done"."""
+    return getattr(ctx.conversation, "status", None) == Conversation.Status.WAITING_INPUT
 
 
 def clear_yes(reply: str) -> bool:

@@ -16,10 +16,9 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from agents.errors import InvalidArguments, NotFound, ToolError
-from agents.models import Conversation
 from agents.tools.appointments import parse_time_date, specialist_label
 from agents.tools.context import ToolContext
-from agents.tools.interaction import AskUser, clear_yes
+from agents.tools.interaction import AskUser, clear_yes, resuming
 from agents.tools.registry import tool
 from health.models import Appointment, InvalidTransition, Slot, SlotUnavailable
 
@@ -74,11 +73,6 @@ def _notice(appointment: Appointment, event: str, **extra: Any) -> str:
     return " ".join(render_to_string("health/appointments/notification_body.txt", context).split())
 
 
-def _resuming(ctx: ToolContext) -> bool:
-    """True when the runtime calls the tool again to read the user's answer to its question."""
-    return getattr(ctx.conversation, "status", None) == Conversation.Status.WAITING_INPUT
-
-
 def _changed_meanwhile(question: str, status: str, message: str) -> AskUser:
     """The question's answer when the appointment changed while it waited: nothing is done."""
     return AskUser(
@@ -111,7 +105,7 @@ def cancel_appointment(ctx: ToolContext, user_id: str, appointment_id: str) -> A
     appointment = _own(ctx, appointment_id)
     if not appointment.is_active:
         problem = f"this appointment is {appointment.get_state_display().lower()} already."
-        if _resuming(ctx):  # it changed while the question waited (the Appointments page)
+        if resuming(ctx):  # it changed while the question waited (the Appointments page)
             return _changed_meanwhile("Cancel this appointment?", "not cancelled", f"Not cancelled: {problem}")
         raise InvalidArguments(f"Nothing to cancel: {problem}")
     about = f"{specialist_label(appointment.specialist)} on {appointment.when_text()}"
@@ -160,7 +154,7 @@ def reschedule_appointment(ctx: ToolContext, user_id: str, appointment_id: str, 
         if slot is None:
             raise NotFound(f"{specialist_label(appointment.specialist)} has no slot at {appointment_time_date}.")
     except ToolError as exc:
-        if _resuming(ctx):
+        if resuming(ctx):
             return _changed_meanwhile("Move this appointment?", "not moved", f"Not moved: {exc}")
         raise
     previous = appointment.when_text()

@@ -22,9 +22,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from agents.errors import InvalidArguments, NotFound
-from agents.models import Conversation
 from agents.tools.context import ToolContext
-from agents.tools.interaction import AskUser, clear_yes
+from agents.tools.interaction import AskUser, clear_yes, resuming
 from agents.tools.registry import tool
 from health.models import DoseEvent, InvalidTransition, Medication
 from health.scheduler.dispatch import local_due_time
@@ -177,11 +176,6 @@ def _own(ctx: ToolContext, dose_id: str) -> TodaysDose:
     return TodaysDose(event.reminder.medication, event.due_at.astimezone(tz), event, status_of(event, tz))
 
 
-def _resuming(ctx: ToolContext) -> bool:
-    """True when the runtime calls the tool again to read the user's answer to its question."""
-    return getattr(ctx.conversation, "status", None) == Conversation.Status.WAITING_INPUT
-
-
 @tool(offered=False)
 def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str) -> AskUser:
     """Asks the user to confirm, then records one of today's due doses as taken.
@@ -200,7 +194,7 @@ def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str) -> AskUser:
     elif dose.event.due_on != today or dose.event.due_at > ctx.now():
         problem = "only a dose due today can be marked, as on the Medications page."
     if problem:
-        if _resuming(ctx):
+        if resuming(ctx):
             # It changed while the question waited (the Medications page, the dispatcher, midnight):
             # the answer marks nothing, and says why.
             return AskUser(

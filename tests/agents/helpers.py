@@ -41,3 +41,34 @@ def states(conversation) -> list[dict[str, Any]]:
 
 def observations(conversation) -> list[Any]:
     return [s["value"] for s in states(conversation) if s["from"] == "observation"]
+
+
+def harmful_model(caller_output: str | None = None):
+    """A scripted model that would do harm if asked (store a symptom, or ``caller_output``, again and
+    again): a step that must not call the model asserts ``backend.calls == []``."""
+    import itertools
+
+    from agents.llm.scripted import ScriptedBackend
+
+    return ScriptedBackend(
+        planner=itertools.repeat(plan("Do it.", "Do what the message says.")),
+        caller=itertools.repeat(caller_output or call("store_symptoms", user_id="0", symptoms="chest pain")),
+    )
+
+
+def told(conversation) -> str:
+    """Everything the assistant showed the user from its tools' results (the desks' answers, consent
+    outcomes, summaries), as one text."""
+    return " ".join(
+        str(state["value"]["result"].get("message", ""))
+        for state in states(conversation)
+        if state["from"] == "observation" and isinstance(state["value"].get("result"), dict)
+    )
+
+
+def local_day_at(days: int, hour: int):
+    """``hour`` o'clock, ``days`` days from today, in the factories' time zone (Europe/Berlin)."""
+    import datetime as dt
+
+    day = dt.datetime.now(BERLIN).date() + dt.timedelta(days=days)
+    return dt.datetime.combine(day, dt.time(hour), tzinfo=BERLIN)

@@ -6,7 +6,6 @@ the record's state."""
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 
 import pytest
 
@@ -15,7 +14,7 @@ from agents.llm.scripted import ScriptedBackend
 from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from health.models import Appointment, OutboundMessage, SymptomRecord
-from tests.agents.helpers import BERLIN, call, end, plan, states
+from tests.agents.helpers import call, end, harmful_model, local_day_at, plan, states, told
 from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
 
 READS = [
@@ -82,34 +81,11 @@ def test_the_new_time_is_read_apart_from_the_appointment():
 # --- through the runtime ---------------------------------------------------------------
 
 
-def _no_model() -> ScriptedBackend:
-    """A model that would do harm if asked: the desk must not call it."""
-    return ScriptedBackend(
-        planner=itertools.repeat(plan("Book.", "Book a cardiologist.")),
-        caller=itertools.repeat(call("store_symptoms", user_id="0", symptoms="chest pain")),
-    )
-
-
-def _local(days: int, hour: int) -> dt.datetime:
-    day = dt.datetime.now(BERLIN).date() + dt.timedelta(days=days)
-    return dt.datetime.combine(day, dt.time(hour), tzinfo=BERLIN)
-
-
 def _booked(user, specialization: str, name: str, days: int, hour: int, synonyms=()) -> Appointment:
     kind = SpecializationFactory(name=specialization, synonyms=list(synonyms))
     specialist = SpecialistFactory(name=name, specialization=kind)
-    slot = SlotFactory(specialist=specialist, starts_at=_local(days, hour))
+    slot = SlotFactory(specialist=specialist, starts_at=local_day_at(days, hour))
     return Appointment.book(user=user, slot_id=slot.pk)
-
-
-def _told(conversation) -> str:
-    """Everything the assistant told the user in the conversation's steps, as one text."""
-    texts = []
-    for state in states(conversation):
-        value = state["value"]
-        if state["from"] == "observation" and isinstance(value.get("result"), dict):
-            texts.append(str(value["result"].get("message", "")))
-    return " ".join(texts)
 
 
 @pytest.fixture
@@ -120,13 +96,13 @@ def two_appointments(alice):
 
 
 def test_whats_my_next_appointment_lists_the_records(alice, two_appointments):
-    backend = _no_model()
+    backend = harmful_model()
 
     conversation = start_chat(alice, "what's my next appointment?", backend=backend)
 
     assert conversation.status == "completed"
     assert backend.calls == []
-    said = _told(conversation)
+    said = told(conversation)
     uro, _gp = two_appointments
     assert said.index("Dr. Ida Berg") < said.index("Dr. Diego Arroyo"), "soonest first"
     assert uro.when_text() in said and "confirmed" in said
@@ -135,22 +111,22 @@ def test_whats_my_next_appointment_lists_the_records(alice, two_appointments):
 
 
 def test_a_question_about_one_specialist_names_only_that_appointment(alice, two_appointments):
-    conversation = start_chat(alice, "when is my appointment with the gp?", backend=_no_model())
+    conversation = start_chat(alice, "when is my appointment with the gp?", backend=harmful_model())
 
-    said = _told(conversation)
+    said = told(conversation)
     assert "Dr. Diego Arroyo" in said and "Dr. Ida Berg" not in said
 
 
 def test_no_appointments_is_said_plainly(alice):
-    conversation = start_chat(alice, "do I have any appointments coming up?", backend=_no_model())
+    conversation = start_chat(alice, "do I have any appointments coming up?", backend=harmful_model())
 
     assert conversation.status == "completed"
-    assert "You have no upcoming appointments" in _told(conversation)
+    assert "You have no upcoming appointments" in told(conversation)
 
 
 def test_cancel_asks_first_and_cancels_only_the_one_named(alice, two_appointments):
     uro, gp = two_appointments
-    backend = _no_model()
+    backend = harmful_model()
 
     conversation = start_chat(alice, "please cancel my appointment with the urologist", backend=backend)
 
@@ -167,29 +143,29 @@ def test_cancel_asks_first_and_cancels_only_the_one_named(alice, two_appointment
     uro.refresh_from_db()
     gp.refresh_from_db()
     assert (uro.state, gp.state) == ("cancelled", "confirmed")
-    assert "is cancelled" in _told(conversation)
+    assert "is cancelled" in told(conversation)
     assert not OutboundMessage.objects.exists()
 
 
 def test_a_no_keeps_the_appointment_and_says_so(alice, two_appointments):
     uro, _gp = two_appointments
-    conversation = start_chat(alice, "cancel the urologist", backend=_no_model())
+    conversation = start_chat(alice, "cancel the urologist", backend=harmful_model())
 
-    conversation = post_user_message(conversation.pk, alice, "no, leave it", backend=_no_model())
+    conversation = post_user_message(conversation.pk, alice, "no, leave it", backend=harmful_model())
 
     uro.refresh_from_db()
     assert uro.state == "confirmed"
-    assert "Not cancelled" in _told(conversation) and "is cancelled" not in _told(conversation)
+    assert "Not cancelled" in told(conversation) and "is cancelled" not in told(conversation)
 
 
 def test_which_one_is_asked_when_several_could_be_meant(alice, two_appointments):
     uro, gp = two_appointments
-    conversation = start_chat(alice, "cancel my appointment", backend=_no_model())
+    conversation = start_chat(alice, "cancel my appointment", backend=harmful_model())
     assert "Which appointment shall I cancel?" in pending_question(conversation)
 
-    conversation = post_user_message(conversation.pk, alice, "2", backend=_no_model())
+    conversation = post_user_message(conversation.pk, alice, "2", backend=harmful_model())
     assert "Dr. Diego Arroyo" in pending_question(conversation)
-    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=harmful_model())
 
     uro.refresh_from_db()
     gp.refresh_from_db()
@@ -197,51 +173,51 @@ def test_which_one_is_asked_when_several_could_be_meant(alice, two_appointments)
 
 
 def test_an_appointment_that_does_not_exist_is_not_cancelled(alice, two_appointments):
-    conversation = start_chat(alice, "cancel my appointment with the cardiologist", backend=_no_model())
+    conversation = start_chat(alice, "cancel my appointment with the cardiologist", backend=harmful_model())
 
     assert conversation.status == "completed"
-    assert "I found no upcoming appointment like that" in _told(conversation)
+    assert "I found no upcoming appointment like that" in told(conversation)
     assert Appointment.objects.filter(user=alice, state="confirmed").count() == 2
 
 
 def test_a_yes_after_the_appointment_changed_elsewhere_says_what_the_record_holds(alice, two_appointments):
     uro, _gp = two_appointments
-    conversation = start_chat(alice, "cancel the urologist", backend=_no_model())
+    conversation = start_chat(alice, "cancel the urologist", backend=harmful_model())
     uro.cancel()  # cancelled on the Appointments page meanwhile
 
-    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=harmful_model())
 
-    said = _told(conversation)
+    said = told(conversation)
     assert "Not cancelled" in said
 
 
 def test_move_to_the_afternoon_takes_the_nearest_afternoon_time_after_a_yes(alice, two_appointments):
     uro, _gp = two_appointments
-    SlotFactory(specialist=uro.specialist, starts_at=_local(2, 15))  # same day, afternoon
-    SlotFactory(specialist=uro.specialist, starts_at=_local(3, 14))  # next day, afternoon
-    SlotFactory(specialist=uro.specialist, starts_at=_local(2, 10))  # same day, morning
+    SlotFactory(specialist=uro.specialist, starts_at=local_day_at(2, 15))  # same day, afternoon
+    SlotFactory(specialist=uro.specialist, starts_at=local_day_at(3, 14))  # next day, afternoon
+    SlotFactory(specialist=uro.specialist, starts_at=local_day_at(2, 10))  # same day, morning
     old_slot = uro.slot_id
 
-    conversation = start_chat(alice, "can you move my urologist appointment to the afternoon?", backend=_no_model())
+    conversation = start_chat(alice, "can you move my urologist appointment to the afternoon?", backend=harmful_model())
     assert "15:00" in pending_question(conversation)
-    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=harmful_model())
 
     uro.refresh_from_db()
-    assert uro.slot_id != old_slot and uro.starts_at == _local(2, 15)
+    assert uro.slot_id != old_slot and uro.starts_at == local_day_at(2, 15)
     assert uro.state == "confirmed"
-    assert "moved from" in _told(conversation) and "still confirmed" in _told(conversation)
+    assert "moved from" in told(conversation) and "still confirmed" in told(conversation)
 
 
 def test_move_with_no_free_time_that_fits_changes_nothing_and_offers_others(alice, two_appointments):
     uro, _gp = two_appointments
-    SlotFactory(specialist=uro.specialist, starts_at=_local(3, 10))
+    SlotFactory(specialist=uro.specialist, starts_at=local_day_at(3, 10))
 
-    conversation = start_chat(alice, "move my urologist appointment to the evening", backend=_no_model())
+    conversation = start_chat(alice, "move my urologist appointment to the evening", backend=harmful_model())
 
     assert conversation.status == "completed"
     uro.refresh_from_db()
-    assert uro.starts_at == _local(2, 9)
-    said = _told(conversation)
+    assert uro.starts_at == local_day_at(2, 9)
+    said = told(conversation)
     assert "has no free time" in said and "stays on" in said
 
 
@@ -278,15 +254,15 @@ def test_the_tools_refuse_another_patients_appointment(alice, bob):
 
 def test_a_clock_time_moves_it_to_that_time_on_its_own_day(alice, two_appointments):
     uro, _gp = two_appointments
-    SlotFactory(specialist=uro.specialist, starts_at=_local(2, 14))
-    SlotFactory(specialist=uro.specialist, starts_at=_local(2, 15))
+    SlotFactory(specialist=uro.specialist, starts_at=local_day_at(2, 14))
+    SlotFactory(specialist=uro.specialist, starts_at=local_day_at(2, 15))
 
-    conversation = start_chat(alice, "my urologist appointment: can I come at 2pm instead?", backend=_no_model())
+    conversation = start_chat(alice, "my urologist appointment: can I come at 2pm instead?", backend=harmful_model())
 
     assert "14:00" in pending_question(conversation)
-    post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+    post_user_message(conversation.pk, alice, "yes", backend=harmful_model())
     uro.refresh_from_db()
-    assert uro.starts_at == _local(2, 14)
+    assert uro.starts_at == local_day_at(2, 14)
 
 
 @pytest.mark.parametrize(

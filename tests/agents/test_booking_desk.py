@@ -4,9 +4,6 @@ still goes to the model, whose flows store and triage it."""
 
 from __future__ import annotations
 
-import datetime as dt
-import itertools
-
 import pytest
 
 from agents import booking_desk
@@ -14,7 +11,7 @@ from agents.llm.scripted import ScriptedBackend
 from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from health.models import Appointment, SymptomRecord
-from tests.agents.helpers import BERLIN, call, end, plan, states
+from tests.agents.helpers import end, harmful_model, local_day_at, told
 from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
 
 READS = [
@@ -52,18 +49,6 @@ def test_complaints_advice_and_existing_appointments_are_not_the_desks(directory
     assert booking_desk.read(text) is None
 
 
-def _no_model() -> ScriptedBackend:
-    return ScriptedBackend(
-        planner=itertools.repeat(plan("Ask.", "Ask about symptoms.")),
-        caller=itertools.repeat(call("store_symptoms", user_id="0", symptoms="rash")),
-    )
-
-
-def _local(days: int, hour: int) -> dt.datetime:
-    day = dt.datetime.now(BERLIN).date() + dt.timedelta(days=days)
-    return dt.datetime.combine(day, dt.time(hour), tzinfo=BERLIN)
-
-
 @pytest.fixture
 def derm_slots(directory):
     from health.models import Specialization
@@ -71,19 +56,11 @@ def derm_slots(directory):
     specialist = SpecialistFactory(
         name="Dr. Chloe Dubois", specialization=Specialization.objects.get(name="dermatologist")
     )
-    return [SlotFactory(specialist=specialist, starts_at=_local(2, hour)) for hour in (9, 14)]
-
-
-def _told(conversation) -> str:
-    return " ".join(
-        str(s["value"]["result"].get("message", ""))
-        for s in states(conversation)
-        if s["from"] == "observation" and isinstance(s["value"].get("result"), dict)
-    )
+    return [SlotFactory(specialist=specialist, starts_at=local_day_at(2, hour)) for hour in (9, 14)]
 
 
 def test_book_me_a_dermatologist_proposes_the_earliest_and_books_it_after_yes(alice, derm_slots):
-    backend = _no_model()
+    backend = harmful_model()
 
     conversation = start_chat(alice, "book me a dermatologist", backend=backend)
 
@@ -100,33 +77,33 @@ def test_book_me_a_dermatologist_proposes_the_earliest_and_books_it_after_yes(al
 
 
 def test_a_no_books_nothing_and_says_so(alice, derm_slots):
-    conversation = start_chat(alice, "book me a dermatologist", backend=_no_model())
+    conversation = start_chat(alice, "book me a dermatologist", backend=harmful_model())
 
-    conversation = post_user_message(conversation.pk, alice, "no thanks", backend=_no_model())
+    conversation = post_user_message(conversation.pk, alice, "no thanks", backend=harmful_model())
 
     assert conversation.status == "completed"
     assert not Appointment.objects.exists()
-    assert "Nothing was booked" in _told(conversation)
+    assert "Nothing was booked" in told(conversation)
 
 
 def test_another_wish_searches_again(alice, derm_slots):
-    conversation = start_chat(alice, "book me a dermatologist", backend=_no_model())
+    conversation = start_chat(alice, "book me a dermatologist", backend=harmful_model())
     assert "09:00" in pending_question(conversation)
 
     conversation = post_user_message(
-        conversation.pk, alice, "9 is too early, anything in the afternoon?", backend=_no_model()
+        conversation.pk, alice, "9 is too early, anything in the afternoon?", backend=harmful_model()
     )
     assert "14:00" in pending_question(conversation)
-    post_user_message(conversation.pk, alice, "yes please", backend=_no_model())
+    post_user_message(conversation.pk, alice, "yes please", backend=harmful_model())
 
     assert Appointment.objects.get(user=alice).slot_id == derm_slots[1].pk
 
 
 def test_no_free_time_books_nothing_and_says_so(alice, directory):
-    conversation = start_chat(alice, "book me a cardiologist", backend=_no_model())
+    conversation = start_chat(alice, "book me a cardiologist", backend=harmful_model())
 
     assert conversation.status == "completed"
-    assert "No cardiologist has a free time" in _told(conversation)
+    assert "No cardiologist has a free time" in told(conversation)
     assert not Appointment.objects.exists()
 
 
@@ -141,10 +118,10 @@ def test_a_complaint_goes_to_the_model(alice, derm_slots):
 def test_cancel_and_book_instead_does_both_after_each_yes(alice, derm_slots):
     uro_kind = SpecializationFactory(name="urologist")
     uro_slot = SlotFactory(
-        specialist=SpecialistFactory(name="Dr. Ida Berg", specialization=uro_kind), starts_at=_local(3, 9)
+        specialist=SpecialistFactory(name="Dr. Ida Berg", specialization=uro_kind), starts_at=local_day_at(3, 9)
     )
     uro = Appointment.book(user=alice, slot_id=uro_slot.pk)
-    backend = _no_model()
+    backend = harmful_model()
 
     conversation = start_chat(alice, "cancel the urologist and book me a skin doctor instead", backend=backend)
     conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)

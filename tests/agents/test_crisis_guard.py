@@ -4,8 +4,6 @@ stored, booked or sent. "I took all my pills" is the help-now guard's: it starts
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from agents import crisis
@@ -13,7 +11,7 @@ from agents.help_now import emergency
 from agents.llm.scripted import ScriptedBackend
 from agents.services import post_user_message, start_chat
 from health.models import Appointment, OutboundMessage, SymptomRecord
-from tests.agents.helpers import call, end, plan, states
+from tests.agents.helpers import call, end, harmful_model, plan, states
 
 CRISIS = [
     "I want to kill myself",
@@ -56,15 +54,8 @@ def test_the_answer_gives_the_emergency_number_the_sos_button_and_crisis_lines(s
     assert "{" not in answer
 
 
-def _no_model() -> ScriptedBackend:
-    return ScriptedBackend(
-        planner=itertools.repeat(plan("Book.", "Book a psychiatrist.")),
-        caller=itertools.repeat(call("store_symptoms", user_id="0", symptoms="sadness")),
-    )
-
-
 def test_the_crisis_answer_comes_at_once_without_the_model_and_nothing_is_stored(alice):
-    backend = _no_model()
+    backend = harmful_model()
 
     conversation = start_chat(alice, "I want to kill myself", backend=backend)
 
@@ -85,7 +76,7 @@ def test_it_is_answered_in_the_middle_of_a_question_too(alice):
     conversation = start_chat(alice, "I can't sleep", backend=backend)
     assert conversation.status == "waiting_input"
 
-    conversation = post_user_message(conversation.pk, alice, "honestly I just want to die", backend=_no_model())
+    conversation = post_user_message(conversation.pk, alice, "honestly I just want to die", backend=harmful_model())
 
     assert conversation.status == "completed"
     assert any(

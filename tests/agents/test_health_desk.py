@@ -5,7 +5,6 @@ every number computed from them; a complaint still goes to the model."""
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 
 import pytest
 from django.utils import timezone
@@ -14,7 +13,7 @@ from agents import health_desk
 from agents.llm.scripted import ScriptedBackend
 from agents.services import start_chat
 from health.models import SymptomRecord
-from tests.agents.helpers import BERLIN, call, end, plan, states
+from tests.agents.helpers import BERLIN, end, harmful_model, states
 from tests.factories import DeviceFactory, VitalReadingFactory
 
 READS = [
@@ -52,13 +51,6 @@ def test_complaints_statements_and_requests_go_to_the_model(text):
     assert health_desk.read(text) is None
 
 
-def _no_model() -> ScriptedBackend:
-    return ScriptedBackend(
-        planner=itertools.repeat(plan("Store it.", "Store the symptoms.")),
-        caller=itertools.repeat(call("store_symptoms", user_id="0", symptoms="vitals")),
-    )
-
-
 def _answer(conversation) -> str:
     (message,) = [
         s["value"]["result"]["message"]
@@ -91,7 +83,7 @@ def readings_yesterday(alice):
 
 
 def test_how_was_my_day_is_answered_with_numbers_computed_from_the_readings(alice, readings_yesterday):
-    backend = _no_model()
+    backend = harmful_model()
 
     conversation = start_chat(alice, "How was my day yesterday?", backend=backend)
 
@@ -110,14 +102,14 @@ def test_how_was_my_day_is_answered_with_numbers_computed_from_the_readings(alic
 
 
 def test_a_question_about_one_measure_answers_only_that(alice, readings_yesterday):
-    said = _answer(start_chat(alice, "what was my heart rate yesterday?", backend=_no_model()))
+    said = _answer(start_chat(alice, "what was my heart rate yesterday?", backend=harmful_model()))
 
     assert said.startswith("Your watch's readings yesterday")
     assert "Heart rate 70 bpm" in said and "SpO2" not in said and "steps" not in said
 
 
 def test_no_readings_are_said_to_be_none_never_zero(alice):
-    said = _answer(start_chat(alice, "How was my day?", backend=_no_model()))
+    said = _answer(start_chat(alice, "How was my day?", backend=harmful_model()))
 
     assert said.startswith("No readings from your watch were recorded today (until ")
     assert "0" not in said.split("(until")[0]
@@ -133,7 +125,7 @@ def test_last_nights_sleep_adds_the_stages_the_watch_reported(alice):
             device=device, measured_at=night + dt.timedelta(minutes=minute), sleep_stage=stage, sleep_minutes=minutes
         )
 
-    said = _answer(start_chat(alice, "how did i sleep last night", backend=_no_model()))
+    said = _answer(start_chat(alice, "how did i sleep last night", backend=harmful_model()))
 
     assert "Asleep 6 h 30 min" in said
     assert "deep 1 h 30 min" in said and "awake" not in said

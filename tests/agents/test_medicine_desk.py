@@ -6,7 +6,6 @@ the model; setting a reminder and anything else still goes to the model."""
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import zoneinfo
 
 import pytest
@@ -19,7 +18,7 @@ from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from agents.tools import REGISTRY, ToolContext
 from health.models import DoseEvent, Medication, Notification, Prescription, Reminder, SymptomRecord
-from tests.agents.helpers import call, end, plan, states
+from tests.agents.helpers import call, end, harmful_model, states, told
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
 
 READS = [
@@ -152,12 +151,8 @@ def world(alice, bob, zone):
     }
 
 
-def _no_model() -> ScriptedBackend:
-    """A model that would do harm if asked: the desk must not call it."""
-    return ScriptedBackend(
-        planner=itertools.repeat(plan("Set it.", "Set a reminder.")),
-        caller=itertools.repeat(call("set_medication_reminder", user_id="0", medicine_name="Aspirin", times=["08:00"])),
-    )
+# What the harmful model would do if a desk asked it: set a reminder nobody asked for.
+SET_A_REMINDER = call("set_medication_reminder", user_id="0", medicine_name="Aspirin", times=["08:00"])
 
 
 def _results(conversation, tool: str) -> list:
@@ -168,16 +163,6 @@ def _results(conversation, tool: str) -> list:
         elif state["from"] == "observation" and calls.get("tool") == tool:
             found.append(state["value"].get("result", state["value"]))
     return found
-
-
-def _told(conversation) -> str:
-    """Everything the assistant told the user in the conversation's steps, as one text."""
-    texts = []
-    for state in states(conversation):
-        value = state["value"]
-        if state["from"] == "observation" and isinstance(value.get("result"), dict):
-            texts.append(str(value["result"].get("message", "")))
-    return " ".join(texts)
 
 
 def _snapshot(user) -> list[tuple]:
@@ -194,7 +179,7 @@ def _desk_steps_only(conversation) -> None:
 
 
 def test_todays_doses_are_listed_exactly_as_recorded(alice, world, zone):
-    backend = _no_model()
+    backend = harmful_model(SET_A_REMINDER)
     before = _snapshot(alice)
 
     conversation = start_chat(alice, "what doses do I have today?", backend=backend)
@@ -222,10 +207,14 @@ def test_todays_doses_are_listed_exactly_as_recorded(alice, world, zone):
 
 
 def test_did_i_take_answers_from_the_records(alice, world):
-    conversation = start_chat(alice, "did I take my evening tablets?", backend=_no_model())
+    conversation = start_chat(
+        alice,
+        "did I take my evening tablets?",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
     assert conversation.status == "completed"
-    assert "20:00 Metformin 500 mg, 1 tablet: upcoming" in _told(conversation)
+    assert "20:00 Metformin 500 mg, 1 tablet: upcoming" in told(conversation)
 
 
 def test_a_reminder_that_fell_due_before_the_dispatcher_ran_is_not_called_due(alice, world, zone):
@@ -233,16 +222,24 @@ def test_a_reminder_that_fell_due_before_the_dispatcher_ran_is_not_called_due(al
     DoseEvent.objects.filter(reminder=reminder).delete()
     Reminder.objects.filter(pk=reminder.pk).update(checked_until=_at(zone, 0, 1))
 
-    conversation = start_chat(alice, "what's my medication schedule", backend=_no_model())
+    conversation = start_chat(
+        alice,
+        "what's my medication schedule",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
-    assert "09:00 Lisinopril 10 mg, 1 tablet: not recorded yet" in _told(conversation)
+    assert "09:00 Lisinopril 10 mg, 1 tablet: not recorded yet" in told(conversation)
 
 
 def test_no_medicines_is_said_plainly_with_the_page(alice, zone):
-    conversation = start_chat(alice, "which pills have I got left to take today", backend=_no_model())
+    conversation = start_chat(
+        alice,
+        "which pills have I got left to take today",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
     assert conversation.status == "completed"
-    said = _told(conversation)
+    said = told(conversation)
     assert said.startswith("You have no medicines on your list.") and "(/medications/)" in said
 
 
@@ -250,7 +247,7 @@ def test_no_medicines_is_said_plainly_with_the_page(alice, zone):
 
 
 def test_a_dose_is_marked_taken_only_after_yes(alice, world, zone):
-    backend = _no_model()
+    backend = harmful_model(SET_A_REMINDER)
     metformin, others = world["metformin"], [world["atorvastatin"], world["lisinopril"], world["bob"]]
     before = [(d.pk, d.state) for d in others]
 
@@ -272,33 +269,56 @@ def test_a_dose_is_marked_taken_only_after_yes(alice, world, zone):
     assert metformin.state == "taken" and metformin.acted_at is not None
     assert [(d.pk, DoseEvent.objects.get(pk=d.pk).state) for d in others] == before
     acted = metformin.acted_at.astimezone(zone)
-    assert f"Recorded: your 08:00 Metformin 500 mg dose is taken (marked at {acted:%H:%M})." in _told(conversation)
+    assert f"Recorded: your 08:00 Metformin 500 mg dose is taken (marked at {acted:%H:%M})." in told(conversation)
     assert not DoseEvent.objects.filter(user=alice, reminder__time_of_day=dt.time(20)).exists()
 
 
 def test_a_no_marks_nothing_and_says_so(alice, world):
     before = _snapshot(alice)
-    conversation = start_chat(alice, "just took my metfromin", backend=_no_model())
+    conversation = start_chat(
+        alice,
+        "just took my metfromin",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
-    conversation = post_user_message(conversation.pk, alice, "no, not yet", backend=_no_model())
+    conversation = post_user_message(
+        conversation.pk,
+        alice,
+        "no, not yet",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
     assert conversation.status == "completed"
     assert _snapshot(alice) == before
-    said = _told(conversation)
+    said = told(conversation)
     assert "Not marked" in said and "still recorded as reminder sent" in said and "Recorded:" not in said
 
 
 def test_which_dose_is_asked_when_several_could_be_meant(alice, world):
     metformin, lisinopril = world["metformin"], world["lisinopril"]
-    conversation = start_chat(alice, "I took my morning pills", backend=_no_model())
+    conversation = start_chat(
+        alice,
+        "I took my morning pills",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
     assert pending_question(conversation) == (
         "Which dose shall I mark as taken? 1) 08:00 Metformin 500 mg, 1 tablet. 2) 09:00 Lisinopril 10 mg, 1 tablet. "
         "Reply with its number."
     )
-    conversation = post_user_message(conversation.pk, alice, "2", backend=_no_model())
+    conversation = post_user_message(
+        conversation.pk,
+        alice,
+        "2",
+        backend=harmful_model(SET_A_REMINDER),
+    )
     assert "09:00 Lisinopril 10 mg" in pending_question(conversation)
-    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+    conversation = post_user_message(
+        conversation.pk,
+        alice,
+        "yes",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
     metformin.refresh_from_db()
     lisinopril.refresh_from_db()
@@ -307,13 +327,22 @@ def test_which_dose_is_asked_when_several_could_be_meant(alice, world):
 
 def test_an_unclear_answer_to_which_marks_nothing(alice, world):
     before = _snapshot(alice)
-    conversation = start_chat(alice, "I took my morning pills", backend=_no_model())
+    conversation = start_chat(
+        alice,
+        "I took my morning pills",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
-    conversation = post_user_message(conversation.pk, alice, "the blue one", backend=_no_model())
+    conversation = post_user_message(
+        conversation.pk,
+        alice,
+        "the blue one",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
     assert conversation.status == "completed"
     assert _snapshot(alice) == before
-    assert "Nothing was marked: I could not tell which dose." in _told(conversation)
+    assert "Nothing was marked: I could not tell which dose." in told(conversation)
 
 
 @pytest.mark.parametrize(
@@ -326,25 +355,38 @@ def test_an_unclear_answer_to_which_marks_nothing(alice, world):
 )
 def test_no_dose_to_mark_says_why_and_what_is_due(alice, world, text, said):
     before = _snapshot(alice)
-    conversation = start_chat(alice, text, backend=_no_model())
+    conversation = start_chat(
+        alice,
+        text,
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
     assert conversation.status == "completed"
     assert _snapshot(alice) == before
-    told = _told(conversation)
-    assert told.startswith(said) and "08:00 Metformin 500 mg, 1 tablet: reminder sent" in told
+    answer = told(conversation)
+    assert answer.startswith(said) and "08:00 Metformin 500 mg, 1 tablet: reminder sent" in answer
 
 
 def test_a_dose_taken_on_the_page_meanwhile_is_not_marked_again(alice, world):
     metformin = world["metformin"]
-    conversation = start_chat(alice, "I've taken my metformin", backend=_no_model())
+    conversation = start_chat(
+        alice,
+        "I've taken my metformin",
+        backend=harmful_model(SET_A_REMINDER),
+    )
     metformin.take()  # the Medications page's button, while the question waits
     acted = DoseEvent.objects.get(pk=metformin.pk).acted_at
 
-    conversation = post_user_message(conversation.pk, alice, "yes", backend=_no_model())
+    conversation = post_user_message(
+        conversation.pk,
+        alice,
+        "yes",
+        backend=harmful_model(SET_A_REMINDER),
+    )
 
     assert conversation.status == "completed"
     assert DoseEvent.objects.get(pk=metformin.pk).acted_at == acted
-    assert "Not marked: this dose is taken already." in _told(conversation)
+    assert "Not marked: this dose is taken already." in told(conversation)
 
 
 def test_the_tool_marks_only_the_patients_own_doses_that_are_due(alice, world, zone):
@@ -366,13 +408,13 @@ def test_the_tool_marks_only_the_patients_own_doses_that_are_due(alice, world, z
 
 
 def test_a_prescription_photo_is_pointed_to_the_medications_page(alice, zone):
-    backend = _no_model()
+    backend = harmful_model(SET_A_REMINDER)
     conversation = start_chat(alice, "can I upload a picture of my prescription", backend=backend)
 
     assert conversation.status == "completed"
     assert backend.calls == []
     _desk_steps_only(conversation)
-    said = _told(conversation)
+    said = told(conversation)
     assert "Medications page (/medications/)" in said and "reminders start only for the medicines you accept" in said
     assert not Prescription.objects.exists() and not Medication.objects.exists()
     assert not Notification.objects.filter(user=alice).exists(), "an answer in the chat, not a notification"
