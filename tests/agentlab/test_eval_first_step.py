@@ -191,7 +191,6 @@ def test_a_help_now_request_lands_in_the_help_now_column():
 
 @pytest.mark.django_db
 def test_a_dose_taken_and_a_health_question_land_in_their_desks_columns():
-    pytest.importorskip("agents.medicine_desk")
     taken = generated.Request("I took my morning pill", "medicines_taken", "dev", "hand-written")
     photo = generated.Request("can I upload a picture of my prescription", "medicines_photo", "dev", "x")
     sleep = generated.Request("how did I sleep last night?", "my_health", "dev", "x")
