@@ -1,0 +1,59 @@
+"""How the chat desks read a message before their patterns: greeting and filler off the front, the
+typos of their own words read as the words.
+
+Shared by the appointments, booking, health and medicines desks (agents/*_desk.py). Each desk passes
+its vocabulary, the words its patterns are written with.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "Hello, am I booked in…", "ok so when is…": what comes before the request itself.
+_OPENING = re.compile(
+    r"^\W*(?:(?:hi|hello|hey|hiya|there|morning|evening|good (?:morning|afternoon|evening)|ok(?:ay)?|um+|uh+|so|"
+    r"sorry(?: to (?:bother|trouble) you)?(?: but)?|excuse me|yes|yeah|right|quick question|question|please|pls)\b"
+    r"[\s,.!:;-]*)+",
+    re.I,
+)
+
+# Contractions typed without the apostrophe: never "corrected" ("cant" is not a typo of "can": it
+# says the opposite).
+_KEPT = frozenset(
+    "cant dont wont didnt isnt doesnt havent hasnt shouldnt couldnt wouldnt arent wasnt werent aint im ive id "
+    "youre theyre thats whats wheres whens hows lets".split()
+)
+
+
+def without_opening(text: str) -> str:
+    """``text`` without the greeting or filler in front of the request ("Hi there. how did I sleep",
+    "sorry to bother you but when is my next dose"): the desks' questions are read from their start."""
+    return _OPENING.sub("", text)
+
+
+def typos_read(text: str, vocabulary: tuple[str, ...]) -> str:
+    """``text`` with each typo of a word of ``vocabulary`` replaced by the word. A word that is
+    spelled right (agents.tools.said's English word list) is kept: "cone" stays "cone", not "come".
+    rapidfuzz's optimal string alignment counts a swap of two letters as one edit, the commonest
+    phone typo."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    from agents.tools.said import _english
+
+    english = _english()
+
+    def read_word(match: re.Match) -> str:
+        word = match.group(0)
+        low = word.lower()
+        if len(low) < 2 or low in english or low in vocabulary or low in _KEPT:
+            return word
+        found = process.extractOne(low, vocabulary, scorer=OSA.distance, score_cutoff=1 if len(low) < 7 else 2)
+        return found[0] if found else word
+
+    return re.sub(r"[A-Za-z]+", read_word, text)
+
+
+def prepared(message: str, vocabulary: tuple[str, ...]) -> str:
+    """``message`` as a desk reads it: one space between words, typos read, the opening taken off."""
+    return without_opening(typos_read(" ".join(str(message).split()), vocabulary))

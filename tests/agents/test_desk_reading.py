@@ -1,0 +1,42 @@
+"""How the desks read a message before their patterns (agents.desk_reading)."""
+
+import pytest
+
+from agents.desk_reading import prepared, typos_read, without_opening
+
+WORDS = ("appointment", "cancel", "can", "make", "come", "want", "when", "tuesday")
+
+
+@pytest.mark.parametrize("text", ["i cant make it tomorrow", "i dont want it", "i wont come"])
+def test_a_contraction_without_its_apostrophe_is_not_read_as_a_typo(text):
+    """ "cant" is one letter from "can": read as a typo it would say the opposite."""
+    assert typos_read(text, WORDS) == text
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [("cancle my apointment", "cancel my appointment"), ("teusday", "tuesday"), ("wehn", "when")],
+)
+def test_a_typo_of_a_desk_word_is_read_as_the_word(typed, read):
+    assert typos_read(typed, WORDS) == read
+
+
+def test_a_word_spelled_right_is_kept_even_near_a_desk_word():
+    assert typos_read("a cone", WORDS) == "a cone"
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("Hi there. how did I sleep", "how did I sleep"),
+        ("sorry to bother you but when is my next dose", "when is my next dose"),
+        ("ok so, um, cancel it", "cancel it"),
+        ("cancel it", "cancel it"),
+    ],
+)
+def test_the_greeting_in_front_is_taken_off(text, asked):
+    assert without_opening(text) == asked
+
+
+def test_prepared_reads_typos_joins_spaces_and_drops_the_opening():
+    assert prepared("hello   cancle  my\napointment", WORDS) == "cancel my appointment"
