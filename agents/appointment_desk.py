@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents import desk_steps
+from agents.desk_reading import prepared
 from agents.tools.appointments import SEARCH_HORIZON, SEARCH_LEAD, specialist_label
 from agents.tools.my_appointments import listing, upcoming
 from agents.tools.preferences import Preference, describe, preference_from
@@ -52,7 +53,13 @@ NEARBY = 3
 # Typo-tolerant on purpose ("apointment", "appoinment", "appt"): patients type on phones.
 _APPOINTMENT = r"(?:a+p+o+i*n+t*m+e*n*t+s?|appts?|bookings?|consultations?|check-?ups?|visits?|slot)"
 _DAYS = r"(?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_CANCEL = re.compile(r"\b(?:can+[cs]e?l+e?(?:l?ed|l?ing|s)?|call(?:ing)? off|scrap|drop)\b", re.I)
+_CANCEL = re.compile(
+    r"\b(?:can+[cs]e?l+e?(?:l?ed|l?ing|s)?|call(?:ing)? off|scrap|drop|delete|get rid of)\b"
+    # "remove" only with the appointment: patients also remove reminders and medicines
+    rf"|\bremove\s+(?:my|the|that|this)\s+(?:[\w']+\s+){{0,3}}?{_APPOINTMENT}\b"
+    r"|\b(?:don'?t|do not|no longer)\s+need\s+(?:my|the|that|this|it)\b",
+    re.I,
+)
 _CANNOT_COME = re.compile(
     r"\b(?:can'?t|cannot|can not|won'?t|will not|wont|unable to|not able to|won'?t be able to|couldn'?t)\s+"
     r"(?:be able to\s+)?(?:make it|make my|make the|keep my|come|attend|go|be there|get there|keep)\b",
@@ -64,8 +71,8 @@ _NEGATED_CANCEL = re.compile(
     r"\b(?:don'?t|do not|not|never|no need to|got|was|were|been|is|are)\s+(?:\w+\s+)?can+[cs]e?l", re.I
 )
 _MOVE_VERB = (
-    r"(?:re-?schedul\w*|re-?book\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|push(?:ed)?|bring|shift|switch|"
-    r"delay|put)"
+    r"(?:re-?schedul\w*|re-?book\w*|re-?arrang\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|push(?:ed)?|bring|"
+    r"shift|switch|delay|put)"
 )
 # The verb must act on the appointment ("move it", "change my appointment", "push the dentist back"):
 # "my symptoms changed since my last appointment" is a complaint, not a request to move it.
@@ -73,9 +80,13 @@ _THE_APPOINTMENT = rf"(?:{_APPOINTMENT}|it|that|this|one|(?:the|my)\s+\w+(?:ist|
 # Words between the verb and its object: not a preposition ("changed since my last appointment").
 _BETWEEN = r"(?!(?:since|after|before|from|during|because|when|as|at|than|of|for)\b)\w+"
 _MOVE = re.compile(
-    rf"\b{_MOVE_VERB}\s+(?:{_BETWEEN}\s+){{0,5}}?{_THE_APPOINTMENT}\b"
+    rf"\b{_MOVE_VERB}\s+(?:{_BETWEEN}\s+){{0,6}}?{_THE_APPOINTMENT}\b"
     rf"|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,3}}?(?:be\s+)?(?:moved|changed|rescheduled|postponed|pushed|brought)\b"
-    r"|\b(?:another|a different|other|new)\s+(?:time|day|date|slot)\b",
+    r"|(?<!every )\b(?:another|a different|other|new)\s+(?:time|day|date|slot)\b"
+    # "change the time of my appointment", "make my appointment a bit later"
+    rf"|\bchang\w*\s+the\s+(?:time|day|date)\s+(?:of|for)\s+(?:{_BETWEEN}\s+){{0,3}}?{_THE_APPOINTMENT}\b"
+    rf"|\bmake\s+(?:it|that|(?:my|the)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT})\s+(?:a\s+(?:bit|little)\s+|an\s+hour\s+)?"
+    r"(?:later|earlier|sooner)\b",
     re.I,
 )
 _NEW_TIME_LATER = re.compile(r"\b(?:instead|rather|how about|what about|can we do|could we do|would)\b", re.I)
@@ -89,38 +100,45 @@ _HAS = re.compile(
     rf"\bmy\s+(?:\w+\s+){{0,5}}?{_APPOINTMENT}\b|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,2}}?(?:i have|i've got|i got|"
     rf"do i have|have i got|i booked|you booked|is booked|are booked|coming up|booked for me)\b"
     rf"|\b(?:do|did)\s+i\s+have\s+(?:an?y?|some|one|an)?\s*(?:\w+\s+){{0,2}}?{_APPOINTMENT}\b"
+    rf"|\b(?:have|has)\s+(?:i|he|she|we)\s+got\s+(?:an?y?|some|one|an)?\s*(?:[\w']+\s+){{0,2}}?{_APPOINTMENT}\b"
     rf"|\b(?:do|did|have)\s+i\s+(?:have|got)\s+(?:anything|something|any\w*)\s+(?:booked|scheduled|coming up)\b"
     rf"|\b{_DAYS}'?s\s+(?:\w+\s+)?{_APPOINTMENT}\b|\bam i booked(?: in)?\b"
     rf"|\bwhat(?:'s| is| have i got| do i have)\s+booked\b"
-    rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b",
+    rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b"
+    # "did you book me in with the urologist", "can you check if I have an appointment", "mum's appointment"
+    r"|\b(?:did|have|has)\s+(?:you|they|someone|anyone)\s+(?:book|booked)\s+(?:me|us|him|her)\b"
+    rf"|\b(?:if|whether)\s+(?:i|we)\s+(?:have|'ve got|got|have got)\s+(?:an?y?|some)?\s*"
+    rf"(?:[\w']+\s+){{0,2}}?{_APPOINTMENT}\b"
+    rf"|\b(?:his|her|their|[a-z]+'s)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
+    r"|\bam\s+i\s+(?:seeing|meeting)\s+(?:anyone|anybody|someone|any\s+doctors?|a\s+doctor)\b"
+    r"|\bwhat(?:'s| is| have i got| do i have)\s+coming up\b"
+    r"|\b(?:what time|when)\s+(?:do|should|must)\s+i\s+(?:have to |need to )?(?:be|arrive|get)\s+(?:at|to)\s+"
+    r"(?:the\s+)?(?:clinic|hospital|surgery|practice|doctor'?s)\b",
     re.I,
 )
-# "Hello, am I booked in…", "ok so when is…": what comes before the request itself.
-_OPENING = re.compile(
-    r"^\W*(?:(?:hi|hello|hey|hiya|there|morning|evening|good (?:morning|afternoon|evening)|ok(?:ay)?|um+|uh+|so|"
-    r"sorry(?: to (?:bother|trouble) you)?(?: but)?|excuse me|yes|yeah|right|quick question|question|please|pls)\b"
-    r"[\s,.!:;-]*)+",
+# "my appointments", "upcoming appointments please": the list asked for without a question.
+_BARE_LIST = re.compile(
+    rf"^\W*(?:(?:show\s+)?(?:all\s+)?(?:my|upcoming|next)\s+(?:upcoming\s+)?{_APPOINTMENT})\W*(?:please|pls|thanks)?\W*$",
     re.I,
 )
-
-
-def without_opening(text: str) -> str:
-    """``text`` without the greeting or filler in front of the request ("Hi there. how did I sleep",
-    "sorry to bother you but when is my next dose"): the desks' questions are read from their start."""
-    return _OPENING.sub("", text)
-
-
+# "when's the heart doctor": when, and a specialist the patient sees
+_WHEN_THE = re.compile(r"\bwhen(?:'s|s| is)\s+(?:the|my)\b(?![^.?!]*\b(?:earliest|soonest|available|free)\b)", re.I)
+# "is there a later slot for my appointment", "I need a later time for my appointment"
+_OTHER_SLOT = re.compile(
+    r"\b(?:an?|any)\s+(?:later|earlier|sooner|different|other|new)\s+(?:slot|time|day|date)\b", re.I
+)
 # An appointment the patient has, said without the word: "when am I next seeing the doctor", "can I
 # come at 2pm instead", "9am is too early, can I come later".
 _SEEING = re.compile(
     r"\b(?:when|what time|what day|which day|where)\s+(?:am|do)\s+i\s+(?:next\s+)?(?:seeing|see|meeting|visiting|"
-    r"going to see|due to see|supposed to see|have to see)\b",
+    r"going to see|due to see|supposed to see|have to see|need to see|(?:need to |have to |)go to)\b",
     re.I,
 )
 _COME_OTHER_TIME = re.compile(
     r"\b(?:can|could|may)\s+i\s+(?:come|come in|be seen)\s+(?:\w+\s+){0,3}?(?:later|earlier|another|a different)\b"
-    r"|\b(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)\b[^.?!]*\b(?:my|instead)\b"
-    r"|\b(?:can|could|may)\s+i\s+(?:come|come in|be seen)\b(?:[^.?!]|\.\d)*\binstead\b"
+    r"|\b(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)\b(?:[^.?!]|\.\d)*"
+    r"\b(?:my|instead)\b"
+    r"|\b(?:can|could|may)\s+i\s+(?:come|come in|be seen|see\s+(?:the|my)\s+\w+)\b(?:[^.?!]|\.\d)*\binstead\b"
     r"|\btoo\s+(?:early|late|soon)\b[^.?!]*\b(?:later|earlier|another|instead|afternoon|morning|evening)\b",
     re.I,
 )
@@ -130,7 +148,8 @@ _QUESTION = re.compile(
     r"\?|\b(?:when|whens|when's|where|wheres|where's|what time|what day|which day|how many|whats|what's)\b"
     r"|^\W*(?:what|which|do|did|is|am|are|have|show|list|tell|remind|check|"
     r"can you (?:show|tell|check|list|remind)|could you (?:show|tell|check|list|remind)|any)\b"
-    r"|\b(?:show|list|tell)\s+me\b|\bremind me (?:of|about|when)\b",
+    r"|\b(?:show|list|tell)\s+me\b|\bremind me (?:of|about|when)\b"
+    r"|\b(?:can|could|may)\s+i\s+(?:see|have|get)\s+(?:a\s+list\s+of\s+)?(?:all\s+)?(?:my|the)\b",
     re.I,
 )
 # Asking for a new appointment (not about one the patient has): the model books it.
@@ -177,43 +196,13 @@ _VOCABULARY = (
     "push", "bring", "forward", "later", "earlier", "sooner", "instead", "booked", "booking", "which", "when",
     "where", "what", "time", "clinic", "seeing", "come", "make", "next", "upcoming", "slot", "today", "tomorrow",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning", "afternoon",
-    "evening", "can", "please", "anything", "hello", "sorry",
+    "evening", "can", "please", "anything", "hello", "sorry", "need", "have", "switch",
 )  # fmt: skip
-
-
-# Contractions typed without the apostrophe: never "corrected" ("cant" is not a typo of "can": it
-# says the opposite).
-_KEPT = frozenset(
-    "cant dont wont didnt isnt doesnt havent hasnt shouldnt couldnt wouldnt arent wasnt werent aint im ive id "
-    "youre theyre thats whats wheres whens hows lets".split()
-)
-
-
-def typos_read(text: str, vocabulary: tuple[str, ...] = _VOCABULARY) -> str:
-    """``text`` with each typo of a desk word replaced by the word. A word that is spelled right
-    (agents.tools.said's English word list) is kept: "cone" stays "cone", not "come". rapidfuzz's
-    optimal string alignment counts a swap of two letters as one edit, the commonest phone typo."""
-    from rapidfuzz import process
-    from rapidfuzz.distance import OSA
-
-    from agents.tools.said import _english
-
-    english = _english()
-
-    def read_word(match: re.Match) -> str:
-        word = match.group(0)
-        low = word.lower()
-        if len(low) < 2 or low in english or low in vocabulary or low in _KEPT:
-            return word
-        found = process.extractOne(low, vocabulary, scorer=OSA.distance, score_cutoff=1 if len(low) < 7 else 2)
-        return found[0] if found else word
-
-    return re.sub(r"[A-Za-z]+", read_word, text)
 
 
 def read(message: str) -> DeskRequest | None:
     """The desk request in ``message``, or None: everything else goes on to the model."""
-    text = without_opening(typos_read(" ".join(str(message).split())))
+    text = prepared(message, _VOCABULARY)
     if not text:
         return None
     rest = ""
@@ -221,8 +210,12 @@ def read(message: str) -> DeskRequest | None:
     if split is not None and split.start() > 0:
         text, rest = text[: split.start()].strip(), text[split.end() :].strip()
     other_time = bool(_COME_OTHER_TIME.search(text))
-    about = bool(_HAS.search(text) or _MY_DAY.search(text) or _SEEING.search(text) or other_time)
     names = _names_specialist(text)
+    about = bool(
+        _HAS.search(text) or _MY_DAY.search(text) or _SEEING.search(text) or other_time
+        or (names and _WHEN_THE.search(text))
+    )  # fmt: skip
+    other_time = other_time or bool(about and _OTHER_SLOT.search(text))
     if _OTHER_THING.search(text) and not re.search(_APPOINTMENT, text, re.I):
         return None
     cancel = bool(_CANCEL.search(text)) and not _NEGATED_CANCEL.search(text)
@@ -238,7 +231,7 @@ def read(message: str) -> DeskRequest | None:
         cannot and (about or names or (_MAKE_IT.search(text) and _day_named(text)))
     ):
         return DeskRequest(CANCEL, text, "", rest)
-    if about and _QUESTION.search(text) and not _NEW_BOOKING.search(text):
+    if (about and _QUESTION.search(text) and not _NEW_BOOKING.search(text)) or _BARE_LIST.search(text):
         from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
 
         # "When is my appointment? My chest hurts badly": a complaint is the model's to handle.
@@ -248,7 +241,7 @@ def read(message: str) -> DeskRequest | None:
 
 
 def _day_named(text: str) -> bool:
-    return bool(re.search(rf"\b{_DAYS}\b", text, re.I))
+    return bool(re.search(rf"\b{_DAYS}(?:'?s)?\b", text, re.I))
 
 
 def _new_time(text: str) -> str:
@@ -432,7 +425,7 @@ def request_for(message: str, use_case: str | None = None) -> DeskRequest | None
     found = read(message)
     if found is not None or use_case not in _ROUTED:
         return found
-    text = without_opening(typos_read(" ".join(str(message).split())))
+    text = prepared(message, _VOCABULARY)
     if _ROUTED[use_case] == RESCHEDULE:
         target, when = _split_when(text)
         return DeskRequest(RESCHEDULE, target, when)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents import desk_steps
-from agents.appointment_desk import typos_read, without_opening
+from agents.desk_reading import prepared, typos_read
+from agents.tools.appointments import ANSWER_NO, ANSWER_YES
 from agents.tools.transcript import request_parts
 from health.models import Specialization
 
@@ -37,39 +38,58 @@ SEARCHES = 3
 # GP appointment" names an appointment, it does not ask for one.
 _WANTS = re.compile(
     r"\b(?:book|make|get|find|schedule|arrange|set up|need|want|like|see|seeing|earliest|soonest|"
-    r"first available|next available|available|free)\b",
+    r"first available|next available|available|free|put me down|pencil me in|fit me in|squeeze me in|"
+    # "dermatologist on friday please", "I'm after a psychiatrist appointment"
+    r"please|pls|plz|i'?m after|looking for)\b",
     re.I,
 )
 _NOT = re.compile(r"\b(?:don'?t|do not|no longer|never|not)\s+(?:\w+\s+){0,2}?(?:book|need|want|see)\b", re.I)
 # Asking whether one should see a specialist is asking for advice: the model's (it triages).
 _ADVICE = re.compile(r"\b(?:should|do|would)\s+i\s+(?:need to\s+)?(?:see|go to|visit)\b|\bwho should\b", re.I)
-_YES = re.compile(
-    r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|confirm|please do|please book|book it|go ahead|sounds good|perfect)\b", re.I
-)
-_NO = re.compile(r"^\W*(?:no|nope|decline|not|don'?t|do not|cancel|never\s*mind)\b", re.I)
 _VOCABULARY = (
     "book", "booking", "appointment", "earliest", "soonest", "available", "doctor", "specialist", "please",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning", "afternoon",
-    "evening", "tomorrow", "today", "hello", "sorry",
+    "evening", "tomorrow", "today", "hello", "sorry", "doctor",
 )  # fmt: skip
 
 
 @dataclass(frozen=True)
 class BookingRequest:
     specialization: str  # the directory's name
+    generic: bool = False  # "a doctor": the general physician, no field named
+
+
+# "A doctor" with no field named: the general physician, the doctor a patient means by it.
+_A_DOCTOR = re.compile(r"\b(?:an?|the|any|some)\s+(?:doctor|doc|dr)\b", re.I)
+GENERAL = "general physician"
+_BARE_WORDS = 12
 
 
 def _named(text: str) -> str | None:
     """The one specialization of the directory ``text`` names: its name, a synonym, a plural, or the
-    field's adjective ("an orthopaedic doctor", "the dermatology clinic": the name's stem)."""
-    low = text.lower()
+    field's adjective ("an orthopaedic doctor", "the dermatology clinic": the name's stem), a typo of
+    a one-word name ("pediartician"); "a doctor" alone is the general physician."""
+    directory = {
+        specialization.name: {specialization.name, *(str(n).lower() for n in specialization.synonyms or [])}
+        for specialization in Specialization.objects.all()
+    }
+    one_word = tuple(sorted({name for names in directory.values() for name in names if name.isalpha()}))
+    low = typos_read(text, one_word).lower()
     found = set()
-    for specialization in Specialization.objects.all():
-        for name in {specialization.name, *(str(n).lower() for n in specialization.synonyms or [])}:
+    for specialization, names in directory.items():
+        for name in names:
             stem = _stem(name)
             if re.search(rf"\b{re.escape(name)}s?\b", low) or (stem and re.search(rf"\b{re.escape(stem)}\w*", low)):
-                found.add(specialization.name)
+                found.add(specialization)
+    # Only a short, bare request: a longer message with "a doctor" in it most likely describes a
+    # problem the symptom lexicon missed, and the model's triage should read it.
+    if not found and _A_DOCTOR.search(low) and GENERAL in directory and len(low.split()) <= _BARE_WORDS:
+        return GENERAL
     return found.pop() if len(found) == 1 else None
+
+
+def _generic(text: str) -> bool:
+    return bool(_A_DOCTOR.search(text)) and not re.search(r"\b(?:gp|general|family)\b", text, re.I)
 
 
 def _stem(name: str) -> str:
@@ -85,7 +105,7 @@ def read(message: str) -> BookingRequest | None:
     """The booking in ``message``: a wish to book one named specialization and no complaint; else None."""
     from agents import appointment_desk  # an appointment the patient has is that desk's
 
-    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
+    text = prepared(message, _VOCABULARY)
     if not text or not _WANTS.search(text) or _NOT.search(text) or _ADVICE.search(text):
         return None
     if appointment_desk.read(text) is not None:
@@ -97,7 +117,7 @@ def read(message: str) -> BookingRequest | None:
 
     if symptoms_in(text):
         return None  # a complaint: the model's flows store it and triage it
-    return BookingRequest(name)
+    return BookingRequest(name, generic=name == GENERAL and _generic(text))
 
 
 def request_of(message: str) -> BookingRequest | None:
@@ -170,6 +190,8 @@ def _search(runner: Runtime, request: BookingRequest) -> bool:
         else ""
     )
     question = f"{lead}{result['name']} can see you on {slot['date']}, {slot['time']}. Shall I book it?"
+    if request.generic:
+        question += " If you tell me your symptoms instead, I will find the specialist who fits them."
     _plan(runner, f"{result['name']} is free.", "Propose the appointment and wait for the user's answer.")
     runner.execute_call({"tool": ASK, "parameters": {"user_id": runner.user_ref, "questions": question}})
     return True
@@ -185,7 +207,7 @@ def _last_offer(runner: Runtime) -> dict[str, Any] | None:
 
 def _answered(runner: Runtime, request: BookingRequest, answer: str) -> bool:
     offer = _last_offer(runner)
-    if _YES.match(answer) and offer is not None:
+    if ANSWER_YES.match(answer) and offer is not None:
         slot = offer["available_slot"]
         day = slot["date"].split("-")
         when = f"{slot['time']}, {day[2]}/{day[1]}/{day[0]}"
@@ -206,7 +228,7 @@ def _answered(runner: Runtime, request: BookingRequest, answer: str) -> bool:
             )
         # What was booked is the record's: the chat's booking card and the notification say it.
         return desk_steps.end(runner, DESK, "the user agreed; the booking is recorded.")
-    if _NO.match(answer):
+    if ANSWER_NO.match(answer):
         return _answer_and_end(runner, "the user declined.", "Nothing was booked.")
     searches = sum(1 for s in runner.states if s["from"] == "caller" and (s["value"] or {}).get("tool") == SEARCH)
     if searches >= SEARCHES:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agents import desk_steps
-from agents.appointment_desk import typos_read, without_opening
+from agents.desk_reading import prepared
 
 if TYPE_CHECKING:
     from agents.runtime import Runtime
@@ -32,7 +32,7 @@ DESK = "Health desk:"  # how the desk's planner steps begin (the chat page shows
 
 _TOPICS = (
     ("sleep", re.compile(r"\b(?:sleep|slept|sleeping)\b", re.I)),
-    ("heart_rate", re.compile(r"\b(?:heart ?rate|pulse|heart ?beats?|bpm|hr)\b", re.I)),
+    ("heart_rate", re.compile(r"\b(?:heart ?rate|pulse|heart ?beats?|bpm|hr|heart\s+(?:been|doing|looking))\b", re.I)),
     ("blood_pressure", re.compile(r"\b(?:blood pressure|bp)\b", re.I)),
     ("spo2", re.compile(r"\b(?:oxygen|spo2|o2|saturation|sats)\b", re.I)),
     ("steps", re.compile(r"\b(?:steps|walked|walking|how far did (?:i|\w+) walk)\b", re.I)),
@@ -42,14 +42,17 @@ _TOPICS = (
         re.compile(
             r"\b(?:(?:my|\w+'s|his|her)\s+(?:whole\s+)?(?:day|week|health|report|daily report|health report|"
             r"weekly report|summary)|how\s+(?:am|is|are|was|were)\s+(?:i|my|\w+)\s+(?:doing|today|this week)|"
-            r"how\s+was\s+(?:\w+\s+)?day|how'?s\s+my\s+(?:day|health))\b",
+            r"how\s+was\s+(?:\w+\s+)?day|how'?s\s+my\s+(?:day|health)|"
+            # "did my watch pick up anything unusual", "has the watch recorded anything"
+            r"(?:watch|smartwatch|tracker|fitbit)\s+(?:\w+\s+){0,2}?(?:pick(?:ed)?\s+up|record(?:ed)?|show(?:ed|s)?|"
+            r"detect(?:ed)?|notice(?:d)?|flag(?:ged)?|see|saw|say|said)|anything\s+(?:unusual|abnormal|worrying))\b",
             re.I,
         ),
     ),
 )
 _ASKS = re.compile(
     r"\?|^\W*(?:how|what|whats|what's|was|were|did|do|is|are|has|have|show|tell|give|send|summari[sz]e|"
-    r"any|can you|could you|please)\b|\b(?:show|tell|give)\s+me\b|\bsummary\b",
+    r"any|anything|can you|could you|can i|could i|please)\b|\b(?:show|tell|give)\s+me\b|\bsummary\b",
     re.I,
 )
 # The patient's (or the patient's family member's) own record: "my", "I", "mum's", "did dad sleep".
@@ -76,7 +79,8 @@ _ACTION = re.compile(
 _VOCABULARY = (
     "how", "what", "was", "were", "did", "day", "week", "sleep", "slept", "heart", "rate", "pulse", "blood",
     "pressure", "oxygen", "steps", "walked", "vitals", "readings", "report", "health", "summary", "yesterday",
-    "today", "last", "night", "show", "tell", "lately", "doing", "hello", "sorry",
+    "today", "last", "night", "show", "tell", "lately", "doing", "hello", "sorry", "watch", "unusual", "whats",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 )  # fmt: skip
 
 
@@ -88,7 +92,7 @@ class HealthRequest:
 
 def read(message: str) -> HealthRequest | None:
     """The health question in ``message``, or None: everything else goes on to the model."""
-    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
+    text = prepared(message, _VOCABULARY)
     if not text or not _ASKS.search(text) or not _OWN.search(text) or _ACTION.search(text):
         return None
     topic = next((name for name, pattern in _TOPICS if pattern.search(text)), None)
@@ -112,7 +116,7 @@ def request_for(message: str, use_case: str | None = None) -> HealthRequest | No
     found = read(message)
     if found is not None or use_case != "my_health":
         return found
-    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
+    text = prepared(message, _VOCABULARY)
     topic = next((name for name, pattern in _TOPICS if pattern.search(text)), "day")
     period = next((name for name, pattern in _PERIODS if pattern.search(text)), "today")
     if topic != "sleep" and period == "last_night":

@@ -99,6 +99,11 @@ _MISSPELT = {
     "amblance": "ambulance",
     "ambulanse": "ambulance",
     "ambulence": "ambulance",
+    # two letters swapped in short words the patterns need: "cna't breathe", "passed otu"
+    "cna": "can",
+    "cnat": "cant",
+    "otu": "out",
+    "uot": "out",
 }
 
 # Contractions typed without the apostrophe, or with a curly one, and their long forms.
@@ -265,6 +270,13 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(r"\b(?:can't|unable to) (?:move|lift|feel) (?:my|his|her|their) (?:left|right) (?:arm|leg|side|hand)\b"),
         _r(rf"\b(?:weak|weakness|numb|numbness|paraly[sz]ed|dead)\b{_S}{{0,12}}\b(?:on|of|down) one side\b"),
         _r(r"\bone[- ]sided (?:weakness|numbness|paralysis)\b|\bhalf (?:of )?(?:my|his|her) (?:face|body)\b"),
+        # "one arm has gone weak", "his leg went numb": a limb of one side, suddenly
+        _r(
+            r"\bone (?:arm|leg|hand|side)\s+(?:has\s+|have\s+|is\s+|just\s+)?(?:gone|went|going|is|suddenly|feels)\s+"
+            r"(?:\w+\s+)?(?:weak|numb|limp|dead|heavy)\b"
+        ),
+        # speech lost together with a limb or the face: "can't speak and one arm is weak"
+        _r(rf"\b(?:can't|unable to) (?:speak|talk)\b{_S}{{0,40}}\b(?:arm|leg|face|hand|side)\b"),
     ],
     "unconscious": [
         _r(
@@ -346,7 +358,8 @@ _NEGATION = re.compile(
 )
 # A negation after it: "the chest pain is gone", "the bleeding has stopped".
 _NEGATED_AFTER = re.compile(
-    r"^\W*(?:\w+\W+){0,3}(?:is|has|was|have|had)?\s*(?:gone|went away|go away|stopped|resolved|passed|better|settled)\b"
+    r"^\W*(?:\w+\W+){0,3}(?:is|has|was|have|had)?\s*(?:gone(?!\s+(?:weak|numb|limp|dead|blue|grey|gray|pale|floppy|"
+    r"cold|stiff|heavy))|went away|go away|stopped|resolved|passed|better|settled)\b"
 )
 # Said now: these bring a past, general or lasting clause back to the present.
 _NOW = re.compile(

@@ -39,7 +39,7 @@ from django.template.loader import render_to_string
 from rapidfuzz.distance import OSA
 
 from agents import desk_steps
-from agents.appointment_desk import typos_read, without_opening
+from agents.desk_reading import prepared
 from agents.models import Conversation
 from agents.tools.health_data import known_medicine, split_strength
 from agents.tools.my_medicines import NOT_RECORDED, UPCOMING, TodaysDose, listing, photo_help, todays_doses
@@ -78,6 +78,7 @@ PARTS = {
     "nighttime": (19, 4),
     "tonight": (16, 4),
     "bedtime": (19, 4),
+    "bed": (19, 4),
 }
 _PART = r"(?:" + "|".join(sorted(PARTS, key=len, reverse=True)) + r")"
 
@@ -94,7 +95,7 @@ _NOT_MINE = re.compile(
 )
 # Setting, changing or stopping a reminder is the model's (set_medication_reminder).
 _SET_REMINDER = re.compile(
-    r"\bremind\s+(?:me|him|her|us)\b|\b(?:set|add|create|make|put|schedule|change|move|cancel|delete|remove|"
+    r"\bremind\s+(?:me|him|her|us)\b(?!\s+(?:what|which|when)\b)|\b(?:set|add|create|make|put|schedule|change|move|cancel|delete|remove|"
     r"turn off|switch off|stop|snooze)\s+(?:\w+\s+){0,3}?(?:reminders?|alarms?|alerts?)\b"
     r"|\breminders?\s+(?:for|to|at)\b",
     re.I,
@@ -112,7 +113,15 @@ _PHOTO = re.compile(
     rf"[^.?!]*\b{_PRESCRIPTION}\b"
     rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:photos?|pictures?|pics?|images?|scans?|scanned|snap|photograph\w*|upload\w*|"
     rf"attach\w*)\b"
-    rf"|\b(?:add|enter|put in|type in|send you|give you|show you)\s+(?:a|my|the|this|new|a new)\s+{_PRESCRIPTION}\b",
+    rf"|\b(?:add|enter|put in|type in|send you|give you|show you)\s+(?:a|my|the|this|new|a new)\s+{_PRESCRIPTION}\b"
+    # "set up my reminders from my prescription", "can you read my prescription": what the photo page does
+    rf"|\b(?:reminders?|alarms?|doses?|schedule)\s+(?:\w+\s+){{0,2}}?(?:from|off|using|based on)\s+"
+    rf"(?:my|the|this|a|his|her)\s+(?:new\s+)?{_PRESCRIPTION}\b"
+    rf"|\bread\s+(?:my|the|this|a|his|her)\s+(?:new\s+)?{_PRESCRIPTION}\b"
+    # "I've got a new prescription, how do I add it", "how do I put my prescription in the app"
+    rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\b"
+    rf"|\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\s+(?:in\s+)?"
+    rf"(?:my|the|a|this|new|a new)\s+(?:new\s+)?{_PRESCRIPTION}\b",
     re.I,
 )
 # Sending a prescription elsewhere (a pharmacy, a doctor) is not an upload to the app.
@@ -130,6 +139,16 @@ _DID_I = re.compile(
     re.I,
 )
 _MARK = re.compile(r"\b(?:mark|record|log|tick)\b", re.I)
+# "Have I taken everything today": every dose, without a pill word.
+_EVERYTHING = re.compile(r"\b(?:everything|all (?:my|of them|today'?s)|all\s*$)\b", re.I)
+# "How many tablets do I have today": a count of the day's doses, not how much of a medicine to take.
+_HOW_MANY_TODAY = re.compile(
+    rf"\bhow\s+many\s+(?:\w+\s+)?{_PILL}\s+(?:do\s+i\s+(?:have|take|need)|have\s+i\s+got|are\s+(?:left|due)|"
+    r"left|to take)\b[^.?!]*\b(?:today|tonight|left|now|this (?:morning|afternoon|evening))\b",
+    re.I,
+)
+# "Tick off my warfarin", "cross off the evening tablets": marked done without the word "taken".
+_TICK_OFF = re.compile(r"\b(?:tick|check|cross)\s+(?:\w+\s+){0,3}?off\b|\b(?:tick|check|cross)\s+off\b", re.I)
 _JUST_NOW = re.compile(
     r"^\s*(?:them|it|those|these)\s+(?:just now|now|already|earlier|a (?:minute|moment|few minutes) ago|"
     r"this (?:morning|afternoon|evening))\b",
@@ -140,7 +159,7 @@ _JUST_NOW = re.compile(
 _QUESTION = re.compile(
     r"\?|^\W*(?:what|which|when|whats|what's|do|did|have|is|are|am|show|list|tell|check|any|anything|can you|"
     r"could you)\b"
-    r"|\b(?:show|list|tell)\s+me\b",
+    r"|\b(?:show|list|tell)\s+me\b|\bremind\s+me\s+(?:what|which|when)\b",
     re.I,
 )
 _TODAY_ASKS = (
@@ -159,7 +178,8 @@ _TODAY_ASKS = (
     # "when is my next dose", "what time do I take my metformin", "when should I take my pills" (the
     # words must name a dose: :func:`_asks_about_today`)
     re.compile(
-        r"\b(?:when|what time)\s+(?:is|are|'s|do|does|should|must|will)\s+(?:i\s+(?:take|have|need to take)\s+)?"
+        r"\b(?:when|what time)(?:\s+(?:is|are|do|does|should|must|will)|\s*'s|s)\s+"
+        r"(?:i\s+(?:take|have|need to take)\s+)?"
         r"(?:my|the|next|today'?s|tonight'?s)\s+(?:next\s+)?(?:\w+\s+){0,2}?\w+",
         re.I,
     ),
@@ -171,7 +191,10 @@ _TODAY_ASKS = (
     ),
     # "what do I take today", "what have I got left to take", "anything due today?", "what's due now"
     re.compile(
-        r"\bwhat\s+(?:do|should|must|have)\s+i\s+(?:got\s+)?(?:left\s+)?(?:to\s+)?take\b"
+        r"\bwhat\s+(?:do|should|must|have|am)\s+i\s+(?:supposed to\s+|meant to\s+|got\s+)?(?:left\s+)?(?:to\s+)?take\b"
+        r"|\b(?:what(?:'s| is| have i got)|anything|something)\s+left\s+to\s+take\b"
+        r"|\bremind\s+me\s+what\s+i\s+(?:take|have to take|need to take)\b"
+        r"|\b(?:do|have)\s+i\s+(?:still\s+)?(?:got\s+)?(?:need|have|got)\s+to\s+take\s+(?:anything|something|any\w*)\b"
         r"|\b(?:what(?:'s| is)?|anything|is anything|something)\s+(?:left\s+)?due\s+(?:today|now|tonight|this)\b",
         re.I,
     ),
@@ -200,13 +223,14 @@ class MedicineRequest:
 
 
 # The words the desk's patterns are made of: a typo of one ("tabelts", "mornign", "prescripton") is
-# read as the word (agents.appointment_desk.typos_read, as that desk reads "apointment").
+# read as the word (agents.desk_reading.typos_read, as that desk reads "apointment").
 _VOCABULARY = (
     "take", "took", "taken", "swallowed", "tablet", "tablets", "pill", "pills", "capsule", "capsules", "medicine",
     "medicines", "medication", "medications", "meds", "dose", "doses", "schedule", "today", "tonight", "morning",
     "afternoon", "evening", "night", "bedtime", "breakfast", "dinner", "prescription", "photo", "picture",
     "upload", "which", "what", "left", "remind", "reminder", "reminders", "insulin", "inhaler", "antibiotics",
-    "when", "time", "next", "due", "anything", "mark", "hello", "sorry", "done",
+    "when", "time", "next", "due", "anything", "mark", "hello", "sorry", "done", "script", "now", "had",
+    "supposed", "photograph", "add", "everything",
 )  # fmt: skip
 
 
@@ -266,26 +290,35 @@ def _asks_about_today(text: str) -> bool:
 
 
 # The questions of _TODAY_ASKS that need no medicine word: "what do I take today", "what are my reminders".
-_ASKS_WHAT_IS_DUE = re.compile(r"^\W*(?:what\s+(?:do|should|must|have)\s+i\b|.*\bdue\b|.*\breminders\b)", re.I)
+_ASKS_WHAT_IS_DUE = re.compile(
+    r"^\W*(?:what\s+(?:do|should|must|have|am)\s+i\b|.*\bdue\b|.*\breminders\b|.*\bleft\s+to\s+take\b|"
+    r".*\bremind\s+me\s+what\b|"
+    r".*\btake\s+(?:anything|something)\b)",
+    re.I,
+)
 
 
 def read(message: str) -> MedicineRequest | None:
     """The desk request in ``message``, or None: everything else goes on to the model."""
-    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
-    if not text or _SET_REMINDER.search(text):
+    text = prepared(message, _VOCABULARY)
+    if not text:
         return None
     kind = None
+    # "I have a photo of my prescription, can you set up reminders?": the photo page sets them up.
     if _PHOTO.search(text) and not _ELSEWHERE.search(text):
         kind = PHOTO
-    elif _NOT_MINE.search(text):
+    elif _SET_REMINDER.search(text) or _NOT_MINE.search(text):
         return None
-    elif _DID_I.search(text) and _names_a_dose(_words(text)):
+    elif _DID_I.search(text) and (_names_a_dose(_words(text)) or _EVERYTHING.search(text)):
         kind = DOSES_TODAY
     elif _took_a_dose(text) or (
-        _MARK.search(text) and re.search(r"\btaken\b", text, re.I) and _names_a_dose(_words(text))
+        ((_MARK.search(text) and re.search(r"\btaken\b", text, re.I)) or _TICK_OFF.search(text))
+        and _names_a_dose(_words(text))
     ):
         kind = DOSE_TAKEN
     elif _QUESTION.search(text) and _asks_about_today(text) and not _ABOUT_A_MEDICINE.search(text):
+        kind = DOSES_TODAY
+    elif _HOW_MANY_TODAY.search(text):
         kind = DOSES_TODAY
     if kind is None:
         return None
@@ -385,7 +418,7 @@ def request_for(message: str, use_case: str | None = None) -> MedicineRequest | 
     if found is not None or use_case not in _ROUTED:
         return found
     kind = _ROUTED[use_case]
-    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
+    text = prepared(message, _VOCABULARY)
     return MedicineRequest(kind, text if kind == DOSE_TAKEN else "")
 
 

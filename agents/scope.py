@@ -17,11 +17,14 @@ import re
 
 from django.template.loader import render_to_string
 
-PRESCRIBE, DIAGNOSE, OFF_TOPIC = "prescribe", "diagnose", "off_topic"
+from agents.desk_reading import typos_read
+
+PRESCRIBE, ADVICE, DIAGNOSE, OFF_TOPIC = "prescribe", "medicine_advice", "diagnose", "off_topic"
 
 _MEDICINE = (
     r"(?:antibiotics?|medicines?|medications?|meds|drugs?|pills?|tablets?|painkillers?|pain killers?|steroids?|"
-    r"antidepressants?|sleeping pills?|something (?:strong )?for (?:the |my )?\w+|amoxicillin|azithromycin|"
+    r"antidepressants?|sleeping pills?|something (?:strong )?for (?:the |my )?\w+|"
+    r"something to (?:help|make) (?:me |him |her )?\w+|amoxicillin|azithromycin|"
     r"ciprofloxacin|tramadol|codeine|oxycodone|xanax|valium|diazepam|viagra|insulin)"
 )
 _PRESCRIBE = re.compile(
@@ -31,7 +34,10 @@ _PRESCRIBE = re.compile(
     rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could|do)\s+(?:i|he|she|we)\s+(?:take|use|have)"
     rf"|\bwhich\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could|is best)"
     rf"|\bhow\s+(?:much|many)\s+\w+\s+(?:should|can)\s+i\s+take\b"
-    r"|\b(?:can|could)\s+(?:i|you)\s+(?:get|have|give)\s+(?:me\s+)?(?:a\s+)?prescription\b",
+    r"|\b(?:can|could)\s+(?:i|you)\s+(?:get|have|give)\s+(?:me\s+)?(?:a\s+)?prescription\b"
+    # a sick note is a doctor's to write, after seeing the patient
+    r"|\b(?:give|write|send|get|sign)\s+(?:me\s+|him\s+|her\s+)?(?:a\s+)?(?:sick|fit|doctor'?s)\s+note\b"
+    r"|\bmedical certificate\b",
     re.IGNORECASE,
 )
 # What a patient says about a prescription they already have: in scope (reminders, the photo).
@@ -39,6 +45,26 @@ _OWN_PRESCRIPTION = re.compile(
     r"\b(?:remind|reminders?|photo|picture|upload|scan|prescribed me|was prescribed|doctor (?:gave|prescribed)|"
     r"dose taken|took my|refill appointment)\b",
     re.IGNORECASE,
+)
+# Advice on a medicine the patient takes: stopping, changing the dose, mixing it with alcohol or
+# another medicine. Only the prescriber or a pharmacist may answer it, and stopping a prescribed
+# medicine on a chatbot's word can harm. "My doctor changed the dose" is news for the reminders.
+# A medicine named by the endings of common generic names ("metformin", "ramipril", "atorvastatin").
+_DRUG_NAME = r"\w+(?:formin|pril|statin|olol|sartan|cillin|mycin|prazole|azepam|xetine|dipine|thyroxine|ine|ol|in)"
+_ADVICE = re.compile(
+    rf"\bshould\s+(?:i|he|she|we)\s+(?:stop|quit|keep|carry on|come off|cut down|skip)\s+"
+    rf"(?:taking\b|using\b|(?:(?:my|his|her|the|these|this)\s+)?(?:\w+\s+)?(?:{_MEDICINE}|{_DRUG_NAME})\b)"
+    r"|\b(?:up|increase|raise|lower|reduce|decrease|double|halve|adjust)\s+(?:the\s+|my\s+|his\s+|her\s+)?"
+    r"(?:dose|dosage)\b"
+    r"|\b(?:good|right|safe|correct|best|max|maximum|normal)\s+(?:dose|dosage|amount)\s+of\b"
+    r"|\b(?:is it|is that|would it be|it is)\s+(?:ok|okay|safe|alright|fine|bad|dangerous)\s+to\s+"
+    r"(?:drink|take|have|mix|combine|stop|skip|miss|double)\b"
+    rf"|\bcan\s+(?:i|he|she)\s+(?:take|mix|combine|drink)\s+(?:\w+\s+){{1,3}}?with\s+(?:(?:my|his|her|the)\s+)?"
+    rf"(?:\w+\s+){{0,2}}?(?:{_MEDICINE}|{_DRUG_NAME}|alcohol)\b",
+    re.IGNORECASE,
+)
+_PRESCRIBER_SAID = re.compile(
+    r"\b(?:doctor|gp|consultant|nurse|pharmacist)\s+(?:said|told|changed|increased|lowered)\b", re.I
 )
 _CONDITION = (
     r"(?:cancer|tumou?r|melanoma|diabetes|a stroke|a heart attack|covid|hiv|aids|an? std|an? sti|dementia|"
@@ -51,14 +77,17 @@ _DIAGNOSE = re.compile(
     rf"|\bam\s+i\s+(?:dying|diabetic|pregnant)\b"
     r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me|do i have)\b"
     r"|\b(?:diagnose|diagnosis for)\s+(?:me|my|this|him|her)\b"
-    r"|\bwhat(?:'s| is)\s+wrong with me\b",
+    r"|\bwhat(?:'s|s| is)\s+wrong with me\b",
     re.IGNORECASE,
 )
 _OFF_TOPIC = re.compile(
     r"\b(?:weather|forecast|temperature outside|news|headlines|football|soccer|cricket|basketball|match score|"
     r"stock(?:s| price| market)|bitcoin|crypto|recipes?|jokes?|poems?|story about|movies?|films?|songs?|lyrics|"
     r"capital of|president|prime minister|election|translate|homework|write (?:me )?(?:code|an essay|a letter)|"
-    r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant)\b",
+    r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant|pancakes?|"
+    # errands, said as requests: "I fell out of a taxi" or "I cut my finger cooking" are complaints
+    r"(?:book|call|get|order|find)\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+)?(?:taxi|cab|uber|pizza|takeaway)|"
+    r"play\s+(?:me\s+|us\s+)?(?:some\s+|a\s+|the\s+)?(?:music|songs?|radio|playlist|podcast))\b",
     re.IGNORECASE,
 )
 # "My joints ache when the weather turns", "a headache after the news": a symptom keeps it in scope.
@@ -71,17 +100,34 @@ _CARE_WORDS = re.compile(
 )
 
 
+# The words the patterns are made of that patients misspell ("presxribe", "covdi"): a typo of one
+# is read as it (agents.desk_reading).
+_VOCABULARY = (
+    "prescribe", "prescription", "antibiotics", "painkillers", "diagnose", "diagnosis", "cancer", "tumour",
+    "tumor", "covid", "diabetes", "disease", "wrong", "weather", "forecast", "dosage", "alcohol", "taking",
+    "football", "joke", "jokes", "some", "something", "ibuprofen", "paracetamol", "should",
+)  # fmt: skip
+
+
+# Booking something that is not care: "book" alone is a care word, "book me a taxi" is not.
+_BOOKS_OTHER = re.compile(
+    r"\bbook(?:ing)?\s+(?:me\s+|us\s+)?(?:an?\s+|the\s+)?(?:taxi|cab|uber|table|flight|hotel|room|tickets?)\b", re.I
+)
+
+
 def out_of_scope(message: str) -> str | None:
-    """The kind of request the assistant does not do (``PRESCRIBE``, ``DIAGNOSE``, ``OFF_TOPIC``),
+    """The kind of request the assistant does not do (``PRESCRIBE``, ``ADVICE``, ``DIAGNOSE``, ``OFF_TOPIC``),
     or None: everything else goes to the model."""
-    text = " ".join(str(message).split())
+    text = typos_read(" ".join(str(message).split()), _VOCABULARY)
     if not text:
         return None
+    if _ADVICE.search(text) and not _PRESCRIBER_SAID.search(text):
+        return ADVICE
     if _PRESCRIBE.search(text) and not _OWN_PRESCRIPTION.search(text):
         return PRESCRIBE
     if _DIAGNOSE.search(text):
         return DIAGNOSE
-    if _OFF_TOPIC.search(text) and not _CARE_WORDS.search(text) and not _names_a_symptom(text):
+    if _OFF_TOPIC.search(text) and not _CARE_WORDS.search(_BOOKS_OTHER.sub(" ", text)) and not _names_a_symptom(text):
         return OFF_TOPIC
     return None
 

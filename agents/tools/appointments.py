@@ -249,11 +249,12 @@ def _nearest(slots, preference, tz) -> list[Slot]:
 
 # The user's answer to the proposal: the chat's Confirm button sends "yes", Decline sends "no"; a few
 # typed equivalents are read the same way. Anything else is neither: the slot is only held.
-_YES = re.compile(
-    r"^\W*(yes|yeah|yep|yup|sure|ok|okay|confirm|please do|please book|book it|go ahead|sounds good|perfect)\b",
+# The booking desk (agents/booking_desk.py) reads its proposal's answer with the same two patterns.
+ANSWER_YES = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|confirm|please do|please book|book it|go ahead|sounds good|perfect)\b",
     re.I,
 )
-_NO = re.compile(r"^\W*(no|nope|decline|not|don't|do not|cancel)\b", re.I)
+ANSWER_NO = re.compile(r"^\W*(?:no|nope|decline|not|don'?t|do not|cancel|never\s*mind)\b", re.I)
 
 
 def _answer(ctx: ToolContext) -> str:
@@ -294,9 +295,9 @@ def _take_slot(ctx: ToolContext, user_id: str, specialist_id: str, appointment_t
     specialist = _specialist(specialist_id)
     slot = _slot(specialist, parse_time_date(appointment_time_date, ctx.tz))
     answer = _answer(ctx)
-    if _NO.match(answer):
+    if ANSWER_NO.match(answer):
         raise ToolError("The user declined this appointment: nothing was booked. Do not book it.")
-    agreed = bool(_YES.match(answer))
+    agreed = bool(ANSWER_YES.match(answer))
     with transaction.atomic():
         held = _live_appointment(ctx, slot)
         if held is not None:

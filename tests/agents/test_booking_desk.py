@@ -20,6 +20,10 @@ READS = [
     ("I want to see a dermatologist on friday afternoon", "dermatologist"),
     ("can I get a GP appointment for thursday morning", "general physician"),
     ("hi, i'd like to book a skin doctor please", "dermatologist"),
+    ("can I see a dermatolgist tomorrow", "dermatologist"),
+    ("put me down for the cardiologist on monday", "cardiologist"),
+    ("dermatologist on friday please", "dermatologist"),
+    ("I'm after a heart doctor appointment", "cardiologist"),
 ]
 NOT_THE_DESK = [
     "I have chest pain, book me a cardiologist",
@@ -28,7 +32,8 @@ NOT_THE_DESK = [
     "cancel my dermatologist appointment",
     "what's my next appointment with the dermatologist",
     "I have a rash on my arm",
-    "book me a doctor",
+    # a long message with "a doctor" in it describes a problem (the lexicon may miss its words): triage
+    "my arm burns way out of proportion to the injury and the skin keeps changing colour, need a doc",
 ]
 
 
@@ -42,6 +47,15 @@ def directory(db):
 @pytest.mark.parametrize(("text", "name"), READS)
 def test_a_booking_of_a_named_specialist_is_read(directory, text, name):
     assert booking_desk.read(text) == booking_desk.BookingRequest(name)
+
+
+@pytest.mark.parametrize("text", ["book me a doctor", "can i see a dcotor please", "I need to see a doctor"])
+def test_a_doctor_with_no_field_named_is_the_general_physician(directory, text):
+    assert booking_desk.read(text) == booking_desk.BookingRequest("general physician", generic=True)
+
+
+def test_the_gp_named_is_not_generic(directory):
+    assert booking_desk.read("book me a GP") == booking_desk.BookingRequest("general physician")
 
 
 @pytest.mark.parametrize("text", NOT_THE_DESK)
@@ -133,3 +147,17 @@ def test_cancel_and_book_instead_does_both_after_each_yes(alice, derm_slots):
     assert Appointment.objects.get(user=alice, state="confirmed").specialist.name == "Dr. Chloe Dubois"
     assert backend.calls == []
     assert conversation.status == "completed"
+
+
+def test_a_doctor_gets_a_general_physician_offer_that_invites_the_symptoms(alice, directory):
+    from health.models import Specialization
+
+    gp = SpecialistFactory(name="Dr. Amir Haddad", specialization=Specialization.objects.get(name="general physician"))
+    SlotFactory(specialist=gp, starts_at=local_day_at(2, 10))
+
+    conversation = start_chat(alice, "book me a doctor", backend=harmful_model())
+
+    assert conversation.status == "waiting_input"
+    question = pending_question(conversation)
+    assert "Dr. Amir Haddad" in question and "tell me your symptoms instead" in question
+    assert not Appointment.objects.exists()

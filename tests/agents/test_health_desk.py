@@ -28,6 +28,9 @@ READS = [
     ("how was my week", "day", "week"),
     ("how did mum sleep last night", "sleep", "last_night"),
     ("hw was my dya?", "day", "today"),
+    ("has my watch picked up anything unusual?", "day", "today"),
+    ("how has my heart been this week", "heart_rate", "week"),
+    ("can I see my health report", "day", "today"),
 ]
 
 NOT_THE_DESK = [

@@ -20,6 +20,13 @@ from tests.agents.helpers import call, end, plan, states
 COUNTDOWN = 10
 
 EMERGENCIES = [
+    # typed in a hurry: letters swapped
+    "I cna't bteathe",
+    "my mum has passed otu and I can't wake her",
+    # a stroke's signs together
+    "my dad can't speak and his arm has gone weak",
+    "one side of her face and one arm have gone numb",
+    "suddenly one leg went weak",
     # the issue's own
     "I'm having chest pain and can't breathe",
     "call an ambulance",

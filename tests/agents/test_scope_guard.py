@@ -42,6 +42,17 @@ OUT_OF_SCOPE = [
     ("what is the bitcoin price", scope.OFF_TOPIC),
     ("give me a recipe for pasta", scope.OFF_TOPIC),
     ("translate hello into spanish", scope.OFF_TOPIC),
+    ("should I stop taking my ramipril", scope.ADVICE),
+    ("can you lower the dose of my sertraline", scope.ADVICE),
+    ("is it safe to drink alcohol with my antibiotics", scope.ADVICE),
+    ("can I take ibuprofen with my blood pressure tablets", scope.ADVICE),
+    ("what's the maximum dose of paracetamol", scope.ADVICE),
+    ("can you give me something to help me sleep", scope.PRESCRIBE),
+    ("write me a sick note for work", scope.PRESCRIBE),
+    ("presribe me antibiotcs", scope.PRESCRIBE),
+    ("whats wrong with me", scope.DIAGNOSE),
+    ("call me a taxi to the station", scope.OFF_TOPIC),
+    ("play some music", scope.OFF_TOPIC),
 ]
 
 IN_SCOPE = [
@@ -70,6 +81,11 @@ IN_SCOPE = [
     "I've been feeling very low and can't sleep",
     "can you book me a skin doctor for tomorrow",
     "I have itchy eyes every spring",
+    "I cut my finger while cooking",
+    "I fell getting out of a taxi and my knee hurts",
+    "should I stop running while my knee hurts",
+    "my doctor increased the dose of metformin, remind me twice a day",
+    "book me a taxi to the hospital",
 ]
 
 
@@ -83,7 +99,7 @@ def test_care_requests_go_to_the_model(text):
     assert scope.out_of_scope(text) is None
 
 
-@pytest.mark.parametrize("kind", [scope.PRESCRIBE, scope.DIAGNOSE, scope.OFF_TOPIC])
+@pytest.mark.parametrize("kind", [scope.PRESCRIBE, scope.ADVICE, scope.DIAGNOSE, scope.OFF_TOPIC])
 def test_each_answer_says_what_the_assistant_can_do(kind):
     answer = scope.reply(kind)
     assert "{" not in answer and "\n" not in answer
