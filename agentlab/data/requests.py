@@ -197,7 +197,8 @@ def fill_slots(template: str, rng: random.Random) -> tuple[str, tuple[tuple[str,
         drawn.append((match.group(1), value))
         return value
 
-    return _SLOT.sub(one, template), tuple(drawn)
+    # "my {med}" with "my inhaler" drawn: one "my".
+    return re.sub(r"\b(my|the) \1\b", r"\1", _SLOT.sub(one, template)), tuple(drawn)
 
 
 # --------------------------------------------------------------------------- families
@@ -330,6 +331,50 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "I'm having an asthma attack and my inhaler isn't working",
                 ),
             ),
+            _F(
+                "someone_else_now",
+                (
+                    "{rel} is having a stroke",
+                    "{rel}'s face has dropped on one side and the words are coming out wrong",
+                    "{rel} is having a seizure and won't stop shaking",
+                    "{rel} took a whole bottle of pills",
+                    "{rel} fell down the stairs and isn't moving",
+                    "{rel} has stopped breathing, please send someone",
+                    "{rel} is turning blue",
+                    "someone call for help, {rel} won't wake up",
+                    "{rel} has been stabbed",
+                    "{rel} had a fit and is still shaking",
+                ),
+            ),
+            _F(
+                "me_right_now",
+                (
+                    "I think I'm having a stroke",
+                    "I'm bleeding a lot and it won't stop",
+                    "my lips and tongue are swelling up and I can't breathe",
+                    "I need help now, my chest is killing me and I can't breathe",
+                    "I'm having a heart attack, call someone",
+                    "emergency please help",
+                    "get me an ambulance",
+                    "i cant breath properly and my chest is so tight",
+                    "please dial 999 for me",
+                    "I've taken an overdose",
+                ),
+            ),
+            _F(
+                "someone_is_in_danger",
+                (
+                    "I think {rel} is having a heart attack",
+                    "{rel} can't speak and one arm has gone weak",
+                    "{rel} is bleeding heavily and it won't stop",
+                    "{rel} isn't breathing properly and won't respond",
+                    "quick call an ambulance",
+                    "help {rel} has collapsed",
+                    "{rel} swallowed bleach",
+                    "I'm choking",
+                    "please help I can't breathe",
+                ),
+            ),
         ),
         "test": (
             _F(
@@ -412,6 +457,34 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "Could this lump be a tumour?",
                     "is it cancer",
                     "Am I dying?",
+                    "can you diagnose me",
+                    "is my cough covid",
+                    "do you think I have cancer",
+                ),
+            ),
+            _F(
+                "advice_on_medicines",
+                (
+                    "should I stop taking my {med}",
+                    "how many ibuprofen can I take at once",
+                    "can you up the dose of my {med}",
+                    "is it ok to drink alcohol with {drug}",
+                    "give me a sick note for work",
+                    "can you give me something to help me sleep",
+                    "what's a good dose of ibuprofen for me",
+                    "what's the football score",
+                    "do I have an infection",
+                ),
+            ),
+            _F(
+                "not_health",
+                (
+                    "play some music",
+                    "how do I make pancakes",
+                    "order me a pizza",
+                    "what's the news today",
+                    "can you help me with my homework",
+                    "book me a taxi to {place}",
                 ),
             ),
         ),
@@ -489,6 +562,43 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                 (
                     "what's my next appointment and can you remind me to take my {med}",
                     "When is my {spec} appointment? Also I need to book a GP",
+                ),
+            ),
+            _F(
+                "forgot_when",
+                (
+                    "remind me when my appointment is",
+                    "what day is my {spec} appointment again",
+                    "I forgot when my appointment is",
+                    "have I got a doctor's appointment {when}",
+                    "can you check if I have an appointment {when}",
+                    "what time was my appointment {when} again",
+                    "when do I need to go to the {spec}",
+                    "where do I have to go for my appointment",
+                ),
+            ),
+            _F(
+                "show_them",
+                (
+                    "show me my bookings",
+                    "is my {spec} appointment still on",
+                    "how many appointments do I have this month",
+                    "did you book me in with the {spec}?",
+                    "can I see all my upcoming appointments",
+                ),
+            ),
+            _F(
+                "in_the_diary",
+                (
+                    "any appointments tomorrow?",
+                    "am I seeing anyone {when}",
+                    "what's coming up for me",
+                    "my appointments",
+                    "tell me about my {spec} appointment",
+                    "when's the {spec}",
+                    "is {poss} appointment {when}",
+                    "what time do I have to be at the clinic {when}",
+                    "when am I booked in",
                 ),
             ),
         ),
@@ -571,6 +681,19 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "Cancel my {spec} appointment and find me a {spec2} instead",
                 ),
             ),
+            _F(
+                "not_needed_any_more",
+                (
+                    "I don't need my {spec} appointment anymore",
+                    "please call off my appointment {when}",
+                    "remove my appointment with the {spec}",
+                    "I'm feeling better so cancel my appointment",
+                    "get rid of my {day} booking",
+                    "delete the appointment {when}",
+                    "I'd like to cancel the {spec}",
+                    "we won't be going to the appointment {when}, please cancel it",
+                ),
+            ),
         ),
         "test": (
             _F(
@@ -642,6 +765,33 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
             _F(
                 "mixed_move_first",
                 ("move my {spec} appointment to {day} and remind me the day before",),
+            ),
+            _F(
+                "rearrange",
+                (
+                    "can I change my appointment to {day}",
+                    "I need to rearrange my {spec} appointment",
+                    "could we make my appointment a bit later",
+                    "is it possible to switch my appointment to the {part}",
+                    "can I see the {spec} on {day} instead",
+                    "please put my appointment back to next week",
+                    "could you rebook my {spec} for {day}",
+                    "change the time of my {spec} appointment",
+                ),
+            ),
+            _F(
+                "find_another_time",
+                (
+                    "I can't do {day}, can we move it to {day2}",
+                    "is there a later slot for my appointment",
+                    "could you find me a different time for my {spec} appointment",
+                    "I'd like to reschedule my appointment",
+                    "push it to the {part}",
+                    "bring my {spec} appointment forward",
+                    "can my appointment be moved to {when}",
+                    "I need a later time for my appointment",
+                    "swap my appointment to {day}",
+                ),
             ),
         ),
         "test": (
@@ -735,6 +885,36 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "book an appointment with a {spec}",
                     "Can you book me in with the {spec} {when}?",
                     "book me a GP for {day} morning",
+                ),
+            ),
+            _F(
+                "get_me_in",
+                (
+                    "I'd like an appointment with a {spec} {when}",
+                    "get me in with a {spec} as soon as possible",
+                    "any {spec} free on {day} {part}?",
+                    "have you got a {spec} available {when}",
+                    "I want to book a {spec} in the {part}",
+                    "find me a {spec} appointment {when}",
+                    "put me down for the {spec} {when}",
+                    "book me the earliest {spec} you have",
+                    "is there a {spec} who can see me {when}",
+                    "I'd like to make an appointment with a {spec}",
+                    "need a {spec} appt asap",
+                ),
+            ),
+            _F(
+                "short_and_direct",
+                (
+                    "{spec} on {day} please",
+                    "I'd like to book in with a {spec}",
+                    "can you get me a {spec} appointment for {day}",
+                    "need to see a {spec}, {day} {part} if possible",
+                    "is there any {spec} free {when}",
+                    "could you arrange a {spec} for {rel}",
+                    "appointment with a {spec} please",
+                    "I'm after a {spec} appointment",
+                    "could I book the {spec} for {day}",
                 ),
             ),
         ),
@@ -852,6 +1032,33 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "which tablets are left for tonight",
                 ),
             ),
+            _F(
+                "what_now",
+                (
+                    "have I got any pills to take now",
+                    "what do I take this evening",
+                    "which medicines are due tonight",
+                    "what's left to take today",
+                    "did I miss any doses today",
+                    "list my meds for today",
+                    "what tablets should I be taking this morning",
+                    "when's my {med} due",
+                    "what am I supposed to take before bed",
+                    "do I still need to take anything today",
+                    "what time is my next tablet",
+                ),
+            ),
+            _F(
+                "my_list",
+                (
+                    "which pills do I take in the {part}",
+                    "remind me what I take in the {part}",
+                    "how many tablets do I have today",
+                    "have I taken everything today",
+                    "what's my next medicine",
+                    "what's on my medication list",
+                ),
+            ),
         ),
         "test": (
             _F(
@@ -897,6 +1104,17 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "done my {part} tablets",
                 ),
             ),
+            _F(
+                "had_it",
+                (
+                    "I've just had my {med}",
+                    "taken my tablets",
+                    "I took the {part} dose",
+                    "I've had my pills for this {part}",
+                    "tick off my {med}",
+                    "swallowed my {med} a minute ago",
+                ),
+            ),
         ),
         "test": (
             _F(
@@ -938,6 +1156,26 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "I have a scan of my script",
                     "my doctor gave me a new prescription, can I photograph it",
                     "I took a photo of the prescription {rel} got",
+                ),
+            ),
+            _F(
+                "read_it_for_me",
+                (
+                    "can you read my prescription from a picture",
+                    "I'll take a pic of the prescription, where do I send it",
+                    "can I scan my prescription",
+                    "here's a photo of my prescription",
+                    "can you set up my reminders from my prescription",
+                    "I have a photo of my prescription, can you set up reminders?",
+                ),
+            ),
+            _F(
+                "new_script",
+                (
+                    "I've got a new prescription from the doctor, how do I add it",
+                    "how do I put my prescription in the app",
+                    "I'd like to upload my script",
+                    "where do I add my prescription",
                 ),
             ),
         ),
@@ -989,6 +1227,32 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "How were my vitals today",
                     "what's my blood pressure been like {period}",
                     "show me my {vital} {period}",
+                ),
+            ),
+            _F(
+                "readings",
+                (
+                    "what was my average heart rate {period}",
+                    "how was my oxygen {period}",
+                    "did my watch pick up anything unusual today",
+                    "was my blood pressure ok {period}",
+                    "give me my health report",
+                    "how has my heart been {period}",
+                    "can I see today's report",
+                    "were my readings normal {period}",
+                    "how well did I sleep {period}",
+                ),
+            ),
+            _F(
+                "how_am_i",
+                (
+                    "what was my pulse like {period}",
+                    "how's my blood pressure looking",
+                    "did I sleep well",
+                    "how many hours did I sleep {period}",
+                    "anything I should know about my vitals today",
+                    "summary of my week please",
+                    "what did my watch record {period}",
                 ),
             ),
         ),

@@ -358,6 +358,23 @@ MOVES: dict[str, Move] = {
     "postpone my {spec} appointment": Move(),
     "delay my appointment by two days": Move(),
     "Please postpone my appointment {when} to a later date": Move(on_when="when"),
+    "can I change my appointment to {day}": Move(to_day="day"),
+    "I need to rearrange my {spec} appointment": Move(),
+    "could we make my appointment a bit later": Move(same_day=True),
+    "is it possible to switch my appointment to the {part}": Move(to_part="part"),
+    "can I see the {spec} on {day} instead": Move(to_day="day"),
+    "please put my appointment back to next week": Move(week=True),
+    "could you rebook my {spec} for {day}": Move(to_day="day"),
+    "change the time of my {spec} appointment": Move(),
+    "I can't do {day}, can we move it to {day2}": Move(on="day", to_day="day2"),
+    "is there a later slot for my appointment": Move(same_day=True),
+    "could you find me a different time for my {spec} appointment": Move(),
+    "I'd like to reschedule my appointment": Move(),
+    "push it to the {part}": Move(to_part="part"),
+    "bring my {spec} appointment forward": Move(forward=True),
+    "can my appointment be moved to {when}": Move(to_when="when"),
+    "I need a later time for my appointment": Move(same_day=True),
+    "swap my appointment to {day}": Move(to_day="day"),
 }
 
 

@@ -32,7 +32,9 @@ def test_every_use_case_is_in_both_splits_from_disjoint_template_families():
     made = generated.generate(4)
     for use_case in generated.USE_CASES:
         dev, test = generated.families(use_case, "dev"), generated.families(use_case, "test")
-        assert abs(len(dev) - len(test)) <= 1, use_case  # about half each
+        # The dev split grows with new hand-written phrasings; the held-out test split stays a third or more.
+        n_dev, n_test = len(dev), len(test)  # counts only: a failure must not print the test templates
+        assert n_test >= 2 and n_test * 3 >= n_dev + n_test, use_case
         assert not {f.name for f in dev} & {f.name for f in test}, use_case
         assert not _templates(use_case, "dev") & _templates(use_case, "test"), use_case
         for split, families in (("dev", dev), ("test", test)):

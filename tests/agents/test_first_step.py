@@ -42,16 +42,16 @@ def test_the_models_own_requests_are_never_routed(classifier_on, text):
 
 
 def test_a_request_no_rule_reads_is_routed_when_the_classifier_is_sure(classifier_on):
-    from agents.appointment_desk import read
+    from agents import medicine_desk
 
-    text = "have I got any appointments this week"
-    assert read(text) is None, "the rules do not read it"
-    assert first_step.route(text) == "appointments_list"
+    text = "took them jut now"  # "jut" is a word: the typo reader keeps it
+    assert medicine_desk.read(text) is None, "the rules do not read it"
+    assert first_step.route(text) == "medicines_taken"
 
 
 def test_turned_off_it_routes_nothing(settings):
     settings.AGENT_FIRST_STEP_MODEL = False
-    assert first_step.route("have I got any appointments this week") is None
+    assert first_step.route("took them jut now") is None
 
 
 def test_the_runtime_gives_a_routed_request_to_its_desk_without_the_model(classifier_on, alice):
@@ -60,14 +60,13 @@ def test_the_runtime_gives_a_routed_request_to_its_desk_without_the_model(classi
         caller=itertools.repeat(call("store_symptoms", user_id="0", symptoms="chest pain")),
     )
 
-    conversation = start_chat(alice, "have I got any appointments this week", backend=backend)
+    conversation = start_chat(alice, "took them jut now", backend=backend)
 
-    assert conversation.status == "completed"
     assert backend.calls == []
     trajectory = states(conversation)
-    assert trajectory[2]["value"]["reason"].startswith("Appointments desk:")
-    assert trajectory[3]["value"]["tool"] == "get_upcoming_appointments"
-    assert "You have no upcoming appointments" in trajectory[4]["value"]["result"]["message"]
+    assert trajectory[2]["value"]["reason"].startswith("Medicines desk:")
+    assert "no dose like that today to mark as taken" in trajectory[4]["value"]["result"]["message"]
+    assert conversation.status == "completed"
 
 
 def test_a_booking_request_still_reaches_the_model(classifier_on, alice):
