@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents import desk_steps
-from agents.desk_reading import prepared
+from agents.desk_reading import prepared, typos_read
 from agents.tools.appointments import SEARCH_HORIZON, SEARCH_LEAD, specialist_label
 from agents.tools.my_appointments import listing, upcoming
 from agents.tools.preferences import Preference, describe, preference_from
@@ -306,13 +306,21 @@ def choose(appointments: list[Appointment], words: str, today: dt.date) -> list[
     """The appointments ``words`` may mean: by specialization or specialist named, by day and part
     of the day, by its number in a list just shown, or "the next one"; all of them when the words
     name none of these."""
+    specializations = _specializations()
+    # "the ear nosr and throat doctor": a typo of a word of the directory's names is read as the word.
+    words = typos_read(
+        words,
+        tuple(
+            sorted({w for _, names in specializations for n in names for w in n.split() if len(w) >= 4 and w.isalpha()})
+        ),
+    )
     low = words.lower()
     number = _NUMBER.search(words)
     if number is not None:
         position = int(number.group(1)) if number.group(1) else _ORDINALS.index(number.group(2).lower()) + 1
         return [appointments[position - 1]] if 0 < position <= len(appointments) else []
     found = appointments
-    named = [s.pk for s, names in _specializations() if any(_said(n, low) for n in names)]
+    named = [s.pk for s, names in specializations if any(_said(n, low) for n in names)]
     people = [a for a in found if _surname(a) and re.search(rf"\b{re.escape(_surname(a))}\b", low)]
     if people:
         found = people
@@ -351,6 +359,9 @@ def new_slot(appointment: Appointment, when: str, now: dt.datetime) -> tuple[Slo
         .order_by("starts_at")
     )
     current = appointment.starts_at
+    in_next_week = _next_week(free, current, when, now, tz)
+    if in_next_week is not None:
+        return in_next_week, [], Preference(day=in_next_week.starts_at.astimezone(tz).date(), said=when)
     # "Back a week", "earlier", "later" say where from the current time; otherwise a day or part of day.
     if _WEEK_LATER.search(when):
         preference = Preference(day=current.astimezone(tz).date() + dt.timedelta(days=7), said=when)
@@ -379,6 +390,33 @@ def new_slot(appointment: Appointment, when: str, now: dt.datetime) -> tuple[Slo
         later = [s for s in free if s.starts_at > current]
         return (later[0] if later else None), free[:NEARBY], preference
     return (free[0] if free else None), [], preference
+
+
+_NEXT_WEEK = re.compile(r"\bnext week\b", re.I)
+
+
+def _next_week(free: list[Slot], current: dt.datetime, when: str, now: dt.datetime, tz: Any) -> Slot | None:
+    """ "Move it to next week": a free slot in the calendar week after this one (Monday to Sunday, in
+    the patient's zone), on the appointment's weekday at its time if free, else the earliest that
+    week (in the part of the day said, if one is). None when the words do not say next week, or the
+    week has no such slot (the caller then reads the words as "a week later")."""
+    if not _NEXT_WEEK.search(when or ""):
+        return None
+    today = now.astimezone(tz).date()
+    monday = today + dt.timedelta(days=7 - today.weekday())
+    part = _PARTS.search(when)
+    wish = Preference(part=part.group(0).lower()) if part else Preference()
+    week = [
+        s
+        for s in free
+        if monday <= s.starts_at.astimezone(tz).date() < monday + dt.timedelta(days=7)
+        and wish.fits(s.starts_at.astimezone(tz))
+    ]
+    old = current.astimezone(tz)
+    same = [s for s in week if s.starts_at.astimezone(tz).weekday() == old.weekday()]
+    same_time = [s for s in same if s.starts_at.astimezone(tz).time() == old.time()]
+    chosen = same_time or same or week
+    return chosen[0] if chosen else None
 
 
 _CLOCK = (

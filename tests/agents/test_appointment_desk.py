@@ -305,3 +305,35 @@ def test_the_model_cannot_call_the_desks_tools(alice, two_appointments):
     assert "Unknown tool 'cancel_appointment'" in states(conversation)[4]["value"]["error"]
     uro.refresh_from_db()
     assert uro.state == "confirmed"
+
+
+def _days_to_next_monday() -> int:
+    from tests.agents.helpers import BERLIN
+
+    return 7 - dt.datetime.now(BERLIN).weekday()
+
+
+def test_next_week_takes_a_free_time_in_the_calendar_week_after_this_one(alice, two_appointments):
+    uro, _gp = two_appointments
+    monday = _days_to_next_monday()
+    in_next_week = SlotFactory(specialist=uro.specialist, starts_at=local_day_at(monday + 3, 14))
+    SlotFactory(specialist=uro.specialist, starts_at=local_day_at(monday + 8, 9))  # the week after
+
+    from django.utils import timezone
+
+    slot, _offers, _said = desk.new_slot(uro, "to next week", timezone.now())
+
+    assert slot == in_next_week
+
+
+def test_a_typo_in_a_specialization_of_several_words_still_finds_the_appointment(alice):
+    ent = _booked(alice, "ent", "Dr. Liam Byrne", 3, 10, synonyms=["ear nose and throat doctor"])
+    _booked(alice, "urologist", "Dr. Ida Berg", 4, 9)
+
+    found = desk.choose(
+        list(Appointment.objects.filter(user=alice).order_by("slot__starts_at")),
+        "my ear nosr and throat doctor appointment",
+        dt.date.today(),
+    )
+
+    assert found == [ent]
