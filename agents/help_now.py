@@ -83,7 +83,8 @@ _VOCABULARY = """
     collapsed collapsing fainted conscious bleeding blood stopping seizure seizures seizing
     convulsing convulsion convulsions overdose overdosed poisoned poisoning swallowed tablets pills
     anaphylaxis anaphylactic allergic reaction throat swelling swollen tongue epipen sweating sweaty
-    clammy dying unbearable severe terrible immediately urgently urgent breathing
+    clammy dying unbearable severe terrible immediately urgently urgent breathing stairs wake waking
+    accident injured confused swelling wheezing
 """.split()
 
 # Real words typed for an emergency word: the word list would keep them as they are.
@@ -200,6 +201,11 @@ REQUEST = [
     ),
     _r(rf"\bhelp\b{_S}{{0,20}}\b(?:dying|die)\b"),
     _r(r"\bsave (?:me|him|her|them|us)\b"),
+    # "please send help", "someone help me" (the whole message), "quick help", "someone call for help"
+    _r(r"\b(?:someone|somebody|please)\s+call\s+(?:for\s+)?help\b"),
+    _r(r"\bsend (?:help|someone|somebody)\b(?! (?:with|for (?:my|the) (?:app|account|booking)))"),
+    _r(r"^\W*(?:please\s+)?(?:someone|somebody|anyone|anybody)\s+help(?:\s+(?:me|us|him|her))?(?:\s+please)?\W*$"),
+    _r(r"^\W*(?:quick|quickly|urgent|urgently|emergency)\W+(?:help|ambulance)\b"),
     # "help!", "help me now", "urgent help": a bare "help" asks what the assistant can do
     _r(r"^\W*(?:please\s+)?help(?:\s+(?:me|us|him|her))?(?:\s+(?:please|someone|anyone))?\s*!"),
     _r(rf"\bhelp\b{_S}{{0,20}}\b(?:urgent|urgently|asap|immediately|right now|now!)"),
@@ -250,6 +256,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:gasping|fighting)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
             r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\bturning blue\b|\blips (?:are |turning )?blue\b"
+            r"|(?<!fingertips have )(?<!fingers have )(?<!toes have )\b(?:gone|went|turned) (?:blue|grey|gray)\b"
         ),
         _r(r"\bchoking\b"),
         # asthma that the inhaler does not stop
@@ -275,6 +282,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\bone (?:arm|leg|hand|side)\s+(?:has\s+|have\s+|is\s+|just\s+)?(?:gone|went|going|is|suddenly|feels)\s+"
             r"(?:\w+\s+)?(?:weak|numb|limp|dead|heavy)\b"
         ),
+        # sudden confusion with a weak limb: "she's confused and can't lift her arm"
+        _r(rf"\bconfused\b{_S}{{0,30}}\b(?:can't|unable to|cannot) (?:move|lift|feel|use)\b"),
         # speech lost together with a limb or the face: "can't speak and one arm is weak"
         _r(rf"\b(?:can't|unable to) (?:speak|talk)\b{_S}{{0,40}}\b(?:arm|leg|face|hand|side)\b"),
     ],
@@ -310,6 +319,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         _r(r"\b(?:seizing|fitting|convulsing)\b|\bseizures? (?:now|right now|won't stop)\b"),
         _r(r"\bwon't stop (?:shaking|seizing|fitting|convulsing)\b"),
+        # "my child has a seizure" (one, now; "has seizures" is a condition)
+        _r(r"\b(?:has|is having|'s having)\s+a\s+(?:seizure|fit|convulsion)\b"),
     ],
     "poisoning": [
         # not a bare "OD": on a prescription it is "once daily"
@@ -339,6 +350,19 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"badly burn(?:ed|t)|severe(?:ly)? burn(?:ed|t|s)?|head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
             r"bike|motorbike|train|vehicle)|car (?:crash|accident)|road accident)\b"
         ),
+        # "there's been an accident, my dad is badly hurt"
+        _r(
+            r"\b(?:been|there's)\s+an?\s+(?:bad\s+|serious\s+)?accident\b"
+            r"|\b(?:badly|seriously|severely) (?:hurt|injured)\b"
+        ),
+        # a blow to the head and then confusion, drowsiness, vomiting
+        _r(
+            rf"\b(?:hit|banged|bumped|knocked|hurt)\s+(?:his|her|my|their|the)\s+head\b{_S}{{0,40}}"
+            r"\b(?:not making sense|confused|drowsy|being sick|vomiting|throwing up|knocked out|won't wake|"
+            r"can't wake)\b"
+        ),
+        _r(r"\bknocked (?:out|unconscious)\b"),
+        _r(r"\bheart\s+(?:is\s+|has\s+)?(?:stopping|stopped|stopped beating|not beating)\b|\bno pulse\b"),
     ],
     "anaphylaxis": [
         _r(r"\banaphyla\w*|\banaphylactic\b|\bepi-?pen\b"),
@@ -346,6 +370,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # the tongue or lips (a swollen face alone is mumps as often as an allergy)
         _r(rf"\b(?:tongue|lips?)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up)\b"),
         _r(r"\b(?:severe|bad|serious)\s+allergic reaction\b|\ballergic reaction\b.*\b(?:breath|throat|swell)"),
+        # something eaten or a sting, then swelling or wheezing
+        _r(
+            rf"\b(?:ate|eaten|eating|stung|sting|peanuts?|nuts|shellfish)\b{_S}{{0,60}}"
+            r"\b(?:(?:face|lips?|tongue|throat|mouth)\s+(?:is\s+|are\s+)?(?:swelling|swollen|puffing up)|wheez\w*)\b"
+        ),
     ],
 }
 

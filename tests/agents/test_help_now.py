@@ -27,6 +27,19 @@ EMERGENCIES = [
     "my dad can't speak and his arm has gone weak",
     "one side of her face and one arm have gone numb",
     "suddenly one leg went weak",
+    "my mum is confused and can't lift her arm",
+    # an accident, a blow to the head, the heart, a seizure, an allergy now
+    "there's been an accident, my dad is badly hurt",
+    "my grandma fell and hit her head and is not making sense",
+    "i think my heart is stopping",
+    "my child has a seizure",
+    "my husband has gone blue",
+    "my son ate peanuts and is wheezing and his face is swelling",
+    # cries for help
+    "please send help",
+    "someone help me",
+    "quick help",
+    "someone call for help my dad wont waek up",
     # the issue's own
     "I'm having chest pain and can't breathe",
     "call an ambulance",
@@ -97,6 +110,12 @@ EMERGENCIES = [
 ]
 
 NOT_EMERGENCIES = [
+    "can someone help me with my appointment",
+    "my son has seizures, book a neurologist",
+    "I had an accident last year and my knee still hurts",
+    "my fingers have gone blue in the cold",
+    "I'm allergic to cats and my eyes are swelling",
+    "my hay fever allergy makes me wheeze every spring",
     # past
     "I had chest pain last month, book a cardiologist",
     "Can you book a cardiologist? I had chest pains two weeks ago",
