@@ -35,7 +35,7 @@ from agents import desk_steps
 from agents.desk_reading import prepared, typos_read
 from agents.tools.appointments import SEARCH_HORIZON, SEARCH_LEAD, specialist_label
 from agents.tools.my_appointments import listing, upcoming
-from agents.tools.preferences import Preference, describe, preference_from
+from agents.tools.preferences import Preference, clock_time, describe, preference_from
 from agents.tools.transcript import QUESTION_TOOLS, request_parts
 from health.models import Appointment, Slot, Specialization
 
@@ -417,32 +417,6 @@ def _next_week(free: list[Slot], current: dt.datetime, when: str, now: dt.dateti
     same_time = [s for s in same if s.starts_at.astimezone(tz).time() == old.time()]
     chosen = same_time or same or week
     return chosen[0] if chosen else None
-
-
-_CLOCK = (
-    re.compile(r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<x>a\.?m\.?|p\.?m\.?|o'?clock)(?=\W|$)", re.I),
-    re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b"),
-    re.compile(r"\bat\s+(?P<h>\d{1,2})(?:[.](?P<m>\d{2}))?\b", re.I),
-)
-
-
-def clock_time(text: str) -> dt.time | None:
-    """The clock time in "at 2pm", "14:30", "at 9.30", "3 o'clock" (None when there is none). A bare hour
-    from 1 to 7 is the afternoon: clinics are closed at 3 in the morning."""
-    match = next((m for pattern in _CLOCK if (m := pattern.search(text or ""))), None)
-    if match is None:
-        return None
-    hour, minute = int(match.group("h")), int(match.group("m") or 0)
-    meridiem = (match.groupdict().get("x") or "").lower().replace(".", "")
-    if meridiem == "pm" and hour < 12:
-        hour += 12
-    elif meridiem == "am" and hour == 12:
-        hour = 0
-    elif not meridiem.endswith("m") and 1 <= hour <= 7:
-        hour += 12
-    if hour > 23 or minute > 59:
-        return None
-    return dt.time(hour, minute)
 
 
 def _start(slot: Slot) -> dt.datetime:

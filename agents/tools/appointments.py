@@ -178,7 +178,7 @@ def get_available_specialists(
     preference = preference_from(request_parts(ctx.conversation), ctx.now().astimezone(tz).date())
     if preference.day is not None:
         schedule = {k: v for k, v in schedule.items() if k != "date"}
-    if preference.part is not None:
+    if preference.part is not None or preference.at is not None:
         schedule = {k: v for k, v in schedule.items() if k != "time_range"}
     if schedule.get("date"):
         day = _parse_date(schedule["date"])
@@ -237,9 +237,14 @@ def get_available_specialists(
 def _nearest(slots, preference, tz) -> list[Slot]:
     """The free slots nearest in time to what the user asked for (at most ALTERNATIVES, soonest first)."""
     day = preference.day
-    if day is None:
+    if day is None and preference.at is None:
         return list(slots[:ALTERNATIVES])
-    target = dt.datetime.combine(day, dt.time(12), tzinfo=tz)
+    if day is None:  # "at 2pm", no day: the nearest to 2pm on the first day that has free times
+        first = slots.first()
+        if first is None:
+            return []
+        day = first.starts_at.astimezone(tz).date()
+    target = dt.datetime.combine(day, preference.at or dt.time(12), tzinfo=tz)
     near = sorted(
         slots.filter(starts_at__gte=target - dt.timedelta(days=7), starts_at__lt=target + dt.timedelta(days=7)),
         key=lambda slot: abs(slot.starts_at - target),

@@ -35,18 +35,22 @@ _PART = re.compile(r"\b(morning|afternoon|evening)s?\b", re.I)
 
 @dataclass(frozen=True)
 class Preference:
-    """A day (None: any) and a part of the day (None: any), as the patient said them."""
+    """A day (None: any), a part of the day (None: any) and a clock time (None: any), as the patient
+    said them."""
 
     day: dt.date | None = None
     part: str | None = None
     said: str = ""
+    at: dt.time | None = None
 
     def __bool__(self) -> bool:
-        return self.day is not None or self.part is not None
+        return self.day is not None or self.part is not None or self.at is not None
 
     def fits(self, start: dt.datetime) -> bool:
         """Whether a slot starting at ``start`` (aware, in the patient's zone) fits."""
         if self.day is not None and start.date() != self.day:
+            return False
+        if self.at is not None and start.time() != self.at:
             return False
         if self.part is not None:
             low, high = PARTS[self.part]
@@ -56,7 +60,8 @@ class Preference:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"[.!?;\n]+", text) if s.strip()]
+    # Not at the dot of a time ("9.30").
+    return [s for s in re.split(r"[!?;\n]+|\.(?!\d)", text) if s.strip()]
 
 
 def _day(match: re.Match, today: dt.date) -> dt.date | None:
@@ -85,9 +90,43 @@ def preference_from(parts: list[str], today: dt.date) -> Preference:
             day = next((d for m in _DAY.finditer(sentence) if (d := _day(m, today)) is not None), None)
             part_match = _PART.search(sentence)
             part = part_match.group(1).lower() if part_match else None
-            if day is not None or part is not None:
-                found = Preference(day=day, part=part, said=sentence.strip())
+            at = clock_time(sentence)
+            if day is not None or part is not None or at is not None:
+                found = Preference(day=day, part=part, said=sentence.strip(), at=at)
     return found
+
+
+# "At 2pm", "14:30", "at 9.30", "3 o'clock"; not "since 2pm" or "until 3:00" (when a symptom began or
+# ended).
+_CLOCK = (
+    re.compile(r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<x>a\.?m\.?|p\.?m\.?|o'?clock)(?=\W|$)", re.I),
+    re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b"),
+    re.compile(r"\bat\s+(?P<h>\d{1,2})(?:[.](?P<m>\d{2}))?\b", re.I),
+)
+_NOT_A_WISH = re.compile(r"\b(?:since|from|until|till|ago|last|every)\s+(?:about\s+|around\s+)?$", re.I)
+
+
+def clock_time(text: str) -> dt.time | None:
+    """The clock time in "at 2pm", "14:30", "at 9.30", "3 o'clock" (None when there is none). A bare hour
+    from 1 to 7 is the afternoon: clinics are closed at 3 in the morning."""
+    text = text or ""
+    match = next(
+        (m for pattern in _CLOCK for m in pattern.finditer(text) if not _NOT_A_WISH.search(text[: m.start()])),
+        None,
+    )
+    if match is None:
+        return None
+    hour, minute = int(match.group("h")), int(match.group("m") or 0)
+    meridiem = (match.groupdict().get("x") or "").lower().replace(".", "")
+    if meridiem == "pm" and hour < 12:
+        hour += 12
+    elif meridiem == "am" and hour == 12:
+        hour = 0
+    elif not meridiem.endswith("m") and 1 <= hour <= 7:
+        hour += 12
+    if hour > 23 or minute > 59:
+        return None
+    return dt.time(hour, minute)
 
 
 def describe(preference: Preference) -> str:
@@ -97,4 +136,6 @@ def describe(preference: Preference) -> str:
         words.append(f"{preference.day:%A} {preference.day.day} {preference.day:%b}")
     if preference.part is not None:
         words.append(f"in the {preference.part}")
+    if preference.at is not None:
+        words.append(f"at {preference.at:%H:%M}")
     return " ".join(words)

@@ -161,3 +161,10 @@ def test_a_doctor_gets_a_general_physician_offer_that_invites_the_symptoms(alice
     question = pending_question(conversation)
     assert "Dr. Amir Haddad" in question and "tell me your symptoms instead" in question
     assert not Appointment.objects.exists()
+
+
+def test_a_clock_time_is_kept_in_the_proposal(alice, derm_slots):
+    conversation = start_chat(alice, "book me a dermatologist at 2pm", backend=harmful_model())
+
+    assert conversation.status == "waiting_input"
+    assert "14:00" in pending_question(conversation)

@@ -1,0 +1,47 @@
+"""When the patient wants to be seen, read from their words (agents/tools/preferences.py)."""
+
+import datetime as dt
+
+import pytest
+
+from agents.tools.preferences import Preference, clock_time, describe, preference_from
+
+WEDNESDAY = dt.date(2026, 11, 25)
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "part", "at"),
+    [
+        ("book me a cardiologist at 2pm on friday", dt.date(2026, 11, 27), None, dt.time(14)),
+        ("I'd like an appointment at 9.30 tomorrow", dt.date(2026, 11, 26), None, dt.time(9, 30)),
+        ("a dermatologist on monday morning please", dt.date(2026, 11, 30), "morning", None),
+        ("can I see a GP around 3 o'clock", None, None, dt.time(15)),
+    ],
+)
+def test_a_day_a_part_and_a_clock_time_are_read_from_a_scheduling_sentence(text, day, part, at):
+    found = preference_from([text], WEDNESDAY)
+    assert (found.day, found.part, found.at) == (day, part, at)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've had a headache since 2pm, can I see a doctor",
+        "my chest hurt from 9am until lunch, book me a doctor",
+        "I throw up every morning",
+    ],
+)
+def test_when_a_symptom_began_is_no_wish_for_a_time(text):
+    assert not preference_from([text], WEDNESDAY)
+
+
+def test_a_clock_time_fits_only_a_slot_starting_then():
+    wish = Preference(at=dt.time(14))
+    assert wish.fits(dt.datetime(2026, 11, 27, 14, 0))
+    assert not wish.fits(dt.datetime(2026, 11, 27, 14, 30))
+    assert describe(Preference(day=dt.date(2026, 11, 27), at=dt.time(14))) == "Friday 27 Nov at 14:00"
+
+
+@pytest.mark.parametrize(("text", "expected"), [("at 3", dt.time(15)), ("at 10", dt.time(10)), ("12am", dt.time(0))])
+def test_a_bare_early_hour_is_the_afternoon(text, expected):
+    assert clock_time(text) == expected
