@@ -37,6 +37,13 @@ _TOPICS = (
     ("spo2", re.compile(r"\b(?:oxygen|spo2|o2|saturation|sats)\b", re.I)),
     ("steps", re.compile(r"\b(?:steps|walked|walking|how far did (?:i|\w+) walk)\b", re.I)),
     ("vitals", re.compile(r"\b(?:vitals?|vital signs|readings|numbers|stats|measurements)\b", re.I)),
+    # asked of the record ("what was my temperature", "my weight this week"): the watch does not measure them
+    ("temperature", re.compile(r"\b(?:my|his|her|\w+'s)\s+(?:body\s+)?(?:temperature|temp)\b", re.I)),
+    ("weight", re.compile(r"\b(?:my|his|her|\w+'s)\s+weight\b", re.I)),
+    (
+        "blood_sugar",
+        re.compile(r"\b(?:my|his|her|\w+'s)\s+(?:blood sugars?|blood glucose|glucose|sugar levels?)\b", re.I),
+    ),
     (
         "day",
         re.compile(
@@ -69,6 +76,12 @@ _PERIODS = (
         ),
     ),
 )
+# A measure said as a problem, not asked of the record: "my temperature is high", "my sugar is 20".
+_SAYS_A_PROBLEM = re.compile(
+    r"\b(?:is|are|was|keeps?|has been|went|goes|gone)\s+(?:very\s+|really\s+|so\s+)?(?:high|low|up|down|\d+)"
+    r"|\b(?:feel|feeling|felt|fever|hot|shivering|sick|dizzy|pain|hurts?)\b",
+    re.I,
+)
 # Asking to book or to do something is not a question about the record.
 _ACTION = re.compile(
     r"\b(?:book|appointment|remind|reminder|cancel|prescri\w*|doctor|specialist|sos|ambulance|help me)\b", re.I
@@ -100,8 +113,10 @@ def read(message: str) -> HealthRequest | None:
         return None
     from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
 
-    if symptoms_in(text):
+    if topic not in ("temperature", "weight", "blood_sugar") and symptoms_in(text):
         return None  # "why is my heart racing and my chest tight?" is a complaint
+    if topic in ("temperature", "weight", "blood_sugar") and _SAYS_A_PROBLEM.search(text):
+        return None  # "my temperature is 39 and I feel awful": a complaint, the model's
     period = next((name for name, pattern in _PERIODS if pattern.search(text)), "today")
     if topic != "sleep" and period == "last_night":
         period = "yesterday" if re.search(r"\byesterday\b", text, re.I) else "today"

@@ -20,7 +20,20 @@ from health.models import VitalReading
 from health.reports.facts import alerts, day_bounds, doses, vitals
 from health.reports.narrative import hours_and_minutes
 
-TOPICS = ("day", "sleep", "heart_rate", "blood_pressure", "spo2", "steps", "vitals")
+TOPICS = (
+    "day",
+    "sleep",
+    "heart_rate",
+    "blood_pressure",
+    "spo2",
+    "steps",
+    "vitals",
+    "temperature",
+    "weight",
+    "blood_sugar",
+)
+# What patients ask about that the watch does not measure: said so, then what it did record.
+NOT_RECORDED = {"temperature": "temperature", "weight": "weight", "blood_sugar": "blood sugar"}
 PERIODS = ("today", "yesterday", "last_night", "week")
 # A night's sleep: from this hour of the evening before to this hour of the morning (local time).
 NIGHT_FROM, NIGHT_TO = dt.time(18), dt.time(12)
@@ -56,7 +69,8 @@ def get_health_summary(ctx: ToolContext, user_id: str, topic: str = "day", perio
 
     Args:
         user_id: Unique identifier for the user.
-        topic: What the user asks about: day, sleep, heart_rate, blood_pressure, spo2, steps or vitals.
+        topic: What the user asks about: day, sleep, heart_rate, blood_pressure, spo2, steps, vitals,
+            temperature, weight or blood_sugar.
         period: today, yesterday, last_night or week.
     """
     ctx.check_user(user_id)
@@ -70,6 +84,7 @@ def get_health_summary(ctx: ToolContext, user_id: str, topic: str = "day", perio
     shown = {
         "day": ("heart_rate", "spo2", "blood_pressure", "steps", "sleep"),
         "vitals": ("heart_rate", "spo2", "blood_pressure"),
+        **{name: ("heart_rate", "spo2", "blood_pressure") for name in NOT_RECORDED},
     }.get(topic, (topic,))
     context: dict[str, Any] = {"facts": facts, "period": words}
     if facts.get("steps") is not None:
@@ -92,6 +107,8 @@ def get_health_summary(ctx: ToolContext, user_id: str, topic: str = "day", perio
         parts = [_render("lead", context), *(_render(name, context) for name in shown)]
     else:
         parts = [_render("none", context)]  # one sentence, not a "No …" for every measure
+    if topic in NOT_RECORDED:
+        parts.insert(0, _render("not_recorded", {"measure": NOT_RECORDED[topic]}))
     if topic == "day":
         found = alerts(ctx.user, start, end, zone)
         context["alerts"] = found

@@ -31,6 +31,8 @@ READS = [
     ("has my watch picked up anything unusual?", "day", "today"),
     ("how has my heart been this week", "heart_rate", "week"),
     ("can I see my health report", "day", "today"),
+    ("what was my temperature yesterday?", "temperature", "yesterday"),
+    ("how is my blood sugar", "blood_sugar", "today"),
 ]
 
 NOT_THE_DESK = [
@@ -109,6 +111,20 @@ def test_a_question_about_one_measure_answers_only_that(alice, readings_yesterda
 
     assert said.startswith("Your watch's readings yesterday")
     assert "Heart rate 70 bpm" in said and "SpO2" not in said and "steps" not in said
+
+
+def test_a_measure_the_watch_does_not_take_is_said_so_with_what_it_did_record(alice, readings_yesterday):
+    said = _answer(start_chat(alice, "what was my temperature yesterday?", backend=harmful_model()))
+
+    assert said.startswith("Your watch does not measure your temperature, so I have no temperature readings")
+    assert "Heart rate 70 bpm" in said
+    first = said.split("Your watch's readings")[0]
+    assert not any(ch in first for ch in "0123456789"), "no temperature is made up"
+
+
+def test_a_temperature_said_as_a_problem_is_a_complaint():
+    assert health_desk.read("my temperature is 39 and I feel awful") is None
+    assert health_desk.read("I have a temperature") is None
 
 
 def test_no_readings_are_said_to_be_none_never_zero(alice):
