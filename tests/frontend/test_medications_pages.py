@@ -201,14 +201,18 @@ def test_a_failed_read_says_why_and_can_be_retried(client, alice):
 
 @pytest.fixture
 def due_dose(alice):
+    from health.models.appointments import patient_zone
+
+    # The patient's own day: near midnight UTC it is already tomorrow in Berlin.
+    today = timezone.now().astimezone(patient_zone(alice)).date()
     medication = Medication.objects.create(
         user=alice, name="metformin", strength="500 mg", dose="1 tablet", clock_times=["08:00"],
-        times_per_day=1, start_date=timezone.now().date(),
+        times_per_day=1, start_date=today,
     )  # fmt: skip
     medication.sync_reminders()
     now = timezone.now()
     return DoseEvent.objects.create(
-        user=alice, reminder=medication.reminders.get(), due_at=now, due_on=now.date(),
+        user=alice, reminder=medication.reminders.get(), due_at=now, due_on=today,
         state=DoseEvent.State.SENT, sent_at=now,
     )  # fmt: skip
 
