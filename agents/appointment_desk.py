@@ -71,7 +71,7 @@ _NEGATED_CANCEL = re.compile(
     r"\b(?:don'?t|do not|not|never|no need to|got|was|were|been|is|are)\s+(?:\w+\s+)?can+[cs]e?l", re.I
 )
 _MOVE_VERB = (
-    r"(?:re-?schedul\w*|re-?book\w*|re-?arrang\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|push(?:ed)?|bring|"
+    r"(?:re-?schedul\w*|re-?book\w*|re-?arrang\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|push(?:ed)?|bring|swap|"
     r"shift|switch|delay|put)"
 )
 # The verb must act on the appointment ("move it", "change my appointment", "push the dentist back"):
@@ -112,13 +112,21 @@ _HAS = re.compile(
     rf"|\b(?:his|her|their|[a-z]+'s)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
     r"|\bam\s+i\s+(?:seeing|meeting)\s+(?:anyone|anybody|someone|any\s+doctors?|a\s+doctor)\b"
     r"|\bwhat(?:'s| is| have i got| do i have)\s+coming up\b"
+    # "do I have anything on monday with the doctor", "where do I need to go tomorrow", "who am I seeing next"
+    rf"|\b(?:do|have)\s+i\s+(?:got\s+|have\s+)?(?:something|anything)\s+(?:on\s+{_DAYS}|with\s+(?:the|a|my|dr))\b"
+    r"|\bwhere\s+(?:do|should|must)\s+i\s+(?:need to\s+|have to\s+)?(?:go|be)\b(?!\s+(?:for|to get))"
+    r"|\bwho\s+(?:am i|do i)\s+(?:next\s+)?(?:seeing|see|meeting)\b"
+    r"|\b(?:do|have)\s+i\s+(?:have|got|need)\s+to\s+go\s+to\s+(?:the\s+)?(?:hospital|clinic|doctor'?s|surgery)\b"
+    r"|\b(?:have i got|do i have|am i seeing)\s+(?:the|my)\s+\w+(?:ist|ian|doctor)\b"
     r"|\b(?:what time|when)\s+(?:do|should|must)\s+i\s+(?:have to |need to )?(?:be|arrive|get)\s+(?:at|to)\s+"
     r"(?:the\s+)?(?:clinic|hospital|surgery|practice|doctor'?s)\b",
     re.I,
 )
 # "my appointments", "upcoming appointments please": the list asked for without a question.
 _BARE_LIST = re.compile(
-    rf"^\W*(?:(?:show\s+)?(?:all\s+)?(?:my|upcoming|next)\s+(?:upcoming\s+)?{_APPOINTMENT})\W*(?:please|pls|thanks)?\W*$",
+    rf"^\W*(?:(?:show\s+)?(?:all\s+)?(?:my|upcoming|next)\s+(?:upcoming\s+)?{_APPOINTMENT})\W*(?:please|pls|thanks)?\W*$"
+    # "any appointments tomorrow?" (a day, not a kind of specialist: "any dermatologist appointments free" books)
+    rf"|^\W*any\s+{_APPOINTMENT}\s*(?:(?:on\s+|this\s+|next\s+)?(?:{_DAYS}|week|today|tomorrow))?\W*$",
     re.I,
 )
 # "when's the heart doctor": when, and a specialist the patient sees
@@ -131,7 +139,8 @@ _OTHER_SLOT = re.compile(
 # come at 2pm instead", "9am is too early, can I come later".
 _SEEING = re.compile(
     r"\b(?:when|what time|what day|which day|where)\s+(?:am|do)\s+i\s+(?:next\s+)?(?:seeing|see|meeting|visiting|"
-    r"going to see|due to see|supposed to see|have to see|need to see|(?:need to |have to |)go to)\b",
+    r"going to see|due to see|supposed to see|have to see|need to see|(?:need to |have to |)go to)\b"
+    r"|\bwhen\s+i'?m\s+(?:next\s+)?(?:seeing|meeting)\b",
     re.I,
 )
 _COME_OTHER_TIME = re.compile(
@@ -139,13 +148,22 @@ _COME_OTHER_TIME = re.compile(
     r"|\b(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)\b(?:[^.?!]|\.\d)*"
     r"\b(?:my|instead)\b"
     r"|\b(?:can|could|may)\s+i\s+(?:come|come in|be seen|see\s+(?:the|my)\s+\w+)\b(?:[^.?!]|\.\d)*\binstead\b"
-    r"|\btoo\s+(?:early|late|soon)\b[^.?!]*\b(?:later|earlier|another|instead|afternoon|morning|evening)\b",
+    r"|\btoo\s+(?:early|late|soon)\b[^.?!]*\b(?:later|earlier|another|instead|afternoon|morning|evening)\b"
+    # "could we do thursday instead", "make it friday instead", "I'd prefer a morning one instead"
+    rf"|\b(?:could|can)\s+(?:we|i|you)\s+(?:do|make it|have it|go for)\s+(?:\w+\s+){{0,2}}?"
+    rf"(?:{_DAYS}|morning|afternoon|evening|later|earlier)\b[^.?!]*\binstead\b"
+    rf"|^\W*(?:make it|let'?s do|how about|what about)\s+(?:\w+\s+){{0,2}}?(?:{_DAYS}|morning|afternoon|evening)\b"
+    r"[^.?!]*\binstead\b"
+    r"|\bprefer\b[^.?!]*\binstead\b"
+    rf"|\b(?:swap|switch)\s+(?:it\s+)?to\s+(?:the\s+)?(?:{_DAYS}|morning|afternoon|evening)\b"
+    rf"|\b(?:an?)\s+(?:later|earlier|sooner)\s+{_APPOINTMENT}\b"
+    r"|\bis\s+there\s+(?:anything|something)\s+(?:on|for)\s+[^.?!]*\binstead\b",
     re.I,
 )
 _MY_DAY = re.compile(rf"\b{_DAYS}'s\b", re.I)
 _PRONOUN_TARGET = re.compile(r"\b(?:it|that|this one|that one|the one|the \S+ one)\b", re.I)
 _QUESTION = re.compile(
-    r"\?|\b(?:when|whens|when's|where|wheres|where's|what time|what day|which day|how many|whats|what's)\b"
+    r"\?|\b(?:when|whens|when's|where|wheres|where's|who|what time|what day|which day|how many|whats|what's)\b"
     r"|^\W*(?:what|which|do|did|is|am|are|have|show|list|tell|remind|check|"
     r"can you (?:show|tell|check|list|remind)|could you (?:show|tell|check|list|remind)|any)\b"
     r"|\b(?:show|list|tell)\s+me\b|\bremind me (?:of|about|when)\b"
@@ -196,7 +214,8 @@ _VOCABULARY = (
     "push", "bring", "forward", "later", "earlier", "sooner", "instead", "booked", "booking", "which", "when",
     "where", "what", "time", "clinic", "seeing", "come", "make", "next", "upcoming", "slot", "today", "tomorrow",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning", "afternoon",
-    "evening", "can", "please", "anything", "hello", "sorry", "need", "have", "switch",
+    "evening", "can", "please", "anything", "hello", "sorry", "need", "have", "switch", "show", "see", "this",
+    "remove", "swap", "something", "came",
 )  # fmt: skip
 
 
@@ -278,7 +297,7 @@ def _specializations() -> list[tuple[Specialization, tuple[str, ...]]]:
 # Read without the directory, so the desk's decision needs no database (its first-step evaluation).
 _SPECIALIST = re.compile(
     r"\b(?:the|my|with|see)\s+(?:\w+\s+)?(?:\w+(?:ologist|iatrist|ician|ist|edist|paedist)s?|doctor|specialist|gp|"
-    r"surgeon|physician|dentist|dietitian|dietician)\b|\b(?:dr\.?|doctor)\s+[a-z]\w+",
+    r"surgeon|physician|dentist|dietitian|dietician|physio)\b|\b(?:dr\.?|doctor)\s+[a-z]\w+",
     re.I,
 )
 

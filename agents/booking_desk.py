@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.template.loader import render_to_string
+
 from agents import desk_steps
 from agents.desk_reading import prepared, typos_read
 from agents.tools.appointments import ANSWER_NO, ANSWER_YES
@@ -39,11 +41,18 @@ SEARCHES = 3
 _WANTS = re.compile(
     r"\b(?:book|make|get|find|schedule|arrange|set up|need|want|like|see|seeing|earliest|soonest|"
     r"first available|next available|available|free|put me down|pencil me in|fit me in|squeeze me in|"
-    # "dermatologist on friday please", "I'm after a psychiatrist appointment"
-    r"please|pls|plz|i'?m after|looking for)\b",
+    # "dermatologist on friday please", "I'm after a psychiatrist appointment", "sign me up for a dermatologist",
+    # "do you have any gynaecologist appointments", "what's the first dermatologist slot"
+    r"please|pls|plz|i'?m after|looking for|set me up|sign me up|reserve|(?:do|have) you (?:have|got)|"
+    r"first\s+(?:\w+\s+){0,2}?(?:slot|appointment|opening|time))\b",
     re.I,
 )
-_NOT = re.compile(r"\b(?:don'?t|do not|no longer|never|not)\s+(?:\w+\s+){0,2}?(?:book|need|want|see)\b", re.I)
+_NOT = re.compile(
+    r"\b(?:don'?t|do not|no longer|never|not)\s+(?:\w+\s+){0,2}?(?:book|need|want|see)\b"
+    # changing an appointment the patient has: the appointments desk's, or the model's
+    r"|\b(?:cancel\w*|re-?schedul\w*|postpon\w*|move|call off)\b",
+    re.I,
+)
 # Asking whether one should see a specialist is asking for advice: the model's (it triages).
 _ADVICE = re.compile(r"\b(?:should|do|would)\s+i\s+(?:need to\s+)?(?:see|go to|visit)\b|\bwho should\b", re.I)
 _VOCABULARY = (
@@ -55,8 +64,19 @@ _VOCABULARY = (
 
 @dataclass(frozen=True)
 class BookingRequest:
-    specialization: str  # the directory's name
+    specialization: str  # the directory's name ("" when the kind asked for is not in it)
     generic: bool = False  # "a doctor": the general physician, no field named
+    missing: str = ""  # a kind of practitioner the directory does not have ("physio")
+
+
+# Practitioners patients ask for that a specialist directory may lack: the desk says so and lists who
+# is there, rather than letting the model book something else in their place.
+_OTHER_PRACTITIONERS = re.compile(
+    r"\b(?P<kind>physio(?:therapist)?s?|dentists?|chiropractors?|opticians?|optometrists?|podiatrists?|"
+    r"chiropodists?|psychologists?|therapists?|counsell?ors?|midwi(?:fe|ves)|osteopaths?|acupuncturists?|"
+    r"audiologists?|speech therapists?)\b",
+    re.I,
+)
 
 
 # "A doctor" with no field named: the general physician, the doctor a patient means by it.
@@ -88,6 +108,15 @@ def _named(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+def _in_directory(word: str) -> bool:
+    stem = word.lower().rstrip("s")
+    return any(
+        stem in name
+        for s in Specialization.objects.all()
+        for name in (s.name, *(str(n).lower() for n in s.synonyms or []))
+    )
+
+
 def _generic(text: str) -> bool:
     return bool(_A_DOCTOR.search(text)) and not re.search(r"\b(?:gp|general|family)\b", text, re.I)
 
@@ -112,6 +141,11 @@ def read(message: str) -> BookingRequest | None:
         return None
     name = _named(text)
     if name is None:
+        other = _OTHER_PRACTITIONERS.search(text)
+        if other is not None and not _in_directory(other.group("kind")):
+            from agents.tools.said import symptoms_in
+
+            return None if symptoms_in(text) else BookingRequest("", missing=other.group("kind").lower())
         return None
     from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
 
@@ -134,7 +168,14 @@ def request_of(message: str) -> BookingRequest | None:
 
 def start(runner: Runtime, request: BookingRequest) -> bool:
     """Search and propose (the appointments desk hands over the rest of a mixed request here)."""
-    log.info("conversation %s: booking desk: %s", runner.conversation.pk, request.specialization)
+    log.info("conversation %s: booking desk: %s", runner.conversation.pk, request.specialization or request.missing)
+    if request.missing:
+        kinds = sorted(s.name for s in Specialization.objects.all())
+        return _answer_and_end(
+            runner,
+            f"the directory has no {request.missing}.",
+            render_to_string("agents/booking_missing.txt", {"asked": request.missing, "kinds": kinds}).strip(),
+        )
     return _search(runner, request)
 
 

@@ -54,6 +54,10 @@ def typos_read(text: str, vocabulary: tuple[str, ...]) -> str:
     return re.sub(r"[A-Za-z]+", read_word, text)
 
 
+# The opening's own words, read through typos too ("Good mornimg", "sorry to bother yuo but").
+_OPENING_WORDS = ("hello", "hey", "there", "morning", "evening", "sorry", "bother", "trouble", "excuse", "you")
+
+
 def prepared(message: str, vocabulary: tuple[str, ...]) -> str:
     """``message`` as a desk reads it: one space between words, typos read, the opening taken off."""
-    return without_opening(typos_read(" ".join(str(message).split()), vocabulary))
+    return without_opening(typos_read(" ".join(str(message).split()), vocabulary + _OPENING_WORDS))

@@ -84,7 +84,10 @@ _SAYS_A_PROBLEM = re.compile(
 )
 # Asking to book or to do something is not a question about the record.
 _ACTION = re.compile(
-    r"\b(?:book|appointment|remind|reminder|cancel|prescri\w*|doctor|specialist|sos|ambulance|help me)\b", re.I
+    r"\b(?:book|appointment|remind|reminder|cancel|prescri\w*|doctor|specialist|sos|ambulance|help me|"
+    # a dose ("what time do I take my blood pressure tablets") is the medicines desk's
+    r"take|taking|tablets?|pills?|meds|medicines?|medications?|doses?)\b",
+    re.I,
 )
 
 
@@ -93,6 +96,7 @@ _VOCABULARY = (
     "how", "what", "was", "were", "did", "day", "week", "sleep", "slept", "heart", "rate", "pulse", "blood",
     "pressure", "oxygen", "steps", "walked", "vitals", "readings", "report", "health", "summary", "yesterday",
     "today", "last", "night", "show", "tell", "lately", "doing", "hello", "sorry", "watch", "unusual", "whats",
+    "vitals", "were", "looking",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 )  # fmt: skip
 

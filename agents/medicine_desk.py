@@ -180,7 +180,7 @@ _TODAY_ASKS = (
     re.compile(
         r"\b(?:when|what time)(?:\s+(?:is|are|do|does|should|must|will)|\s*'s|s)\s+"
         r"(?:i\s+(?:take|have|need to take)\s+)?"
-        r"(?:my|the|next|today'?s|tonight'?s)\s+(?:next\s+)?(?:\w+\s+){0,2}?\w+",
+        r"(?:my|the|next|today'?s|tonight'?s)\s+(?:next\s+)?(?:\w+\s+){0,2}\w+",
         re.I,
     ),
     # "show me my medicines", "list today's doses", "what are my meds"
@@ -230,7 +230,7 @@ _VOCABULARY = (
     "afternoon", "evening", "night", "bedtime", "breakfast", "dinner", "prescription", "photo", "picture",
     "upload", "which", "what", "left", "remind", "reminder", "reminders", "insulin", "inhaler", "antibiotics",
     "when", "time", "next", "due", "anything", "mark", "hello", "sorry", "done", "script", "now", "had",
-    "supposed", "photograph", "add", "everything",
+    "supposed", "photograph", "add", "everything", "have", "got", "vitamin", "scan",
 )  # fmt: skip
 
 

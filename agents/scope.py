@@ -105,7 +105,8 @@ _CARE_WORDS = re.compile(
 _VOCABULARY = (
     "prescribe", "prescription", "antibiotics", "painkillers", "diagnose", "diagnosis", "cancer", "tumour",
     "tumor", "covid", "diabetes", "disease", "wrong", "weather", "forecast", "dosage", "alcohol", "taking",
-    "football", "joke", "jokes", "some", "something", "ibuprofen", "paracetamol", "should",
+    "football", "joke", "jokes", "some", "something", "ibuprofen", "paracetamol", "should", "have", "could",
+    "this", "give", "send", "homework", "play", "music", "drink", "lump",
 )  # fmt: skip
 
 

@@ -55,6 +55,15 @@ READS = [
     ("could you make my appointment a little later", desk.RESCHEDULE),
     ("is there an earlier slot for my appointment", desk.RESCHEDULE),
     ("can I see the urologist on thursday instead", desk.RESCHEDULE),
+    ("any appointments tomorrow?", desk.LIST),
+    ("who am I seeing next", desk.LIST),
+    ("where do I need to go tomorrow", desk.LIST),
+    ("have I got the dermatologist this week", desk.LIST),
+    ("could we do thursday instead", desk.RESCHEDULE),
+    ("can I swap to the afternoon", desk.RESCHEDULE),
+    ("can I have a later appointment", desk.RESCHEDULE),
+    ("swap my appointment to monday", desk.RESCHEDULE),
+    ("I'd like to cancel the physio", desk.CANCEL),
 ]
 
 NOT_THE_DESK = [
@@ -71,6 +80,7 @@ NOT_THE_DESK = [
     "when is my appointment? my chest hurts badly",
     "don't cancel my appointment",
     "when is the earliest dermatologist available",
+    "any dermatologist appointments free on friday?",
     "remove my evening reminder",
     "I take metformin every other day, can you set that up",
 ]

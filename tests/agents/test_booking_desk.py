@@ -24,6 +24,9 @@ READS = [
     ("put me down for the cardiologist on monday", "cardiologist"),
     ("dermatologist on friday please", "dermatologist"),
     ("I'm after a heart doctor appointment", "cardiologist"),
+    ("sign me up for a dermatologist", "dermatologist"),
+    ("do you have any cardiologist appointments next week", "cardiologist"),
+    ("what's the first dermatologist slot", "dermatologist"),
 ]
 NOT_THE_DESK = [
     "I have chest pain, book me a cardiologist",
@@ -32,6 +35,7 @@ NOT_THE_DESK = [
     "cancel my dermatologist appointment",
     "what's my next appointment with the dermatologist",
     "I have a rash on my arm",
+    "I'd like to cancel the cardiologist",
     # a long message with "a doctor" in it describes a problem (the lexicon may miss its words): triage
     "my arm burns way out of proportion to the injury and the skin keeps changing colour, need a doc",
 ]
@@ -168,3 +172,16 @@ def test_a_clock_time_is_kept_in_the_proposal(alice, derm_slots):
 
     assert conversation.status == "waiting_input"
     assert "14:00" in pending_question(conversation)
+
+
+def test_a_kind_of_practitioner_the_directory_lacks_is_said_so_and_nothing_is_booked(alice, directory):
+    assert booking_desk.read("can I see a physio on monday") == booking_desk.BookingRequest("", missing="physio")
+    assert booking_desk.read("my back hurts, can I see a physio") is None, "a complaint is triaged by the model"
+
+    conversation = start_chat(alice, "book me a dentist please", backend=harmful_model())
+
+    assert conversation.status == "completed"
+    said = told(conversation)
+    assert "There is no dentist in this clinic directory" in said
+    assert "cardiologist, dermatologist, general physician" in said
+    assert not Appointment.objects.exists()

@@ -29,6 +29,7 @@ READS = [
     ("whats my medicaiton schedule", desk.DOSES_TODAY),
     ("wich pils have i got left today", desk.DOSES_TODAY),
     ("when's my metformin due", desk.DOSES_TODAY),
+    ("what time do I take my blood pressure tablets", desk.DOSES_TODAY),
     ("what am I meant to take before bed", desk.DOSES_TODAY),
     ("is there anything left to take today", desk.DOSES_TODAY),
     ("do I still have to take anything today", desk.DOSES_TODAY),
