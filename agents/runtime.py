@@ -199,8 +199,16 @@ class Runtime:
             # running this conversation from the same point.
             raise ConcurrentRun(f"step {step.index} of conversation {self.conversation.pk} exists") from exc
         self.states.append(step.to_state())
-        push_to_user(self.conversation.user_id, Event.AGENT_STEP, step.to_event(self.conversation.pk))
+        self._push(Event.AGENT_STEP, step.to_event(self.conversation.pk))
         return step.index
+
+    def _push(self, event: Event, payload: dict[str, Any]) -> None:
+        """Push to the user's tabs once what the event shows is committed: a step written inside an
+        outer transaction (the answer to a question, in post_user_message) is never shown before it
+        is recorded, nor shown at all if that transaction rolls back. Outside one (a run in a
+        worker), the push goes at once."""
+        user_id = self.conversation.user_id
+        transaction.on_commit(lambda: push_to_user(user_id, event, payload))
 
     def set_status(self, status: str, *, error: str = "", question: str | None = None) -> None:
         self.conversation.status = status
@@ -209,7 +217,7 @@ class Runtime:
         payload: dict[str, Any] = {"conversation": self.conversation.pk, "status": status}
         if question is not None:
             payload["question"] = question
-        push_to_user(self.conversation.user_id, Event.AGENT_STATUS, payload)
+        self._push(Event.AGENT_STATUS, payload)
 
     # --- entry points ---------------------------------------------------------------
 
@@ -544,10 +552,8 @@ class Runtime:
                 result = tool(context, **call["parameters"])
                 if isinstance(result, AskUser):
                     self.set_status(Conversation.Status.WAITING_INPUT, question=result.question)
-                    push_to_user(
-                        self.conversation.user_id,
-                        Event.AGENT_QUESTION,
-                        {"conversation": self.conversation.pk, "question": result.question},
+                    self._push(
+                        Event.AGENT_QUESTION, {"conversation": self.conversation.pk, "question": result.question}
                     )
                     return "suspended"
                 self.append("observation", {"result": result})
@@ -643,11 +649,7 @@ class Runtime:
             title=FAILURE_MESSAGE,
             data={"conversation": self.conversation.pk},
         )
-        push_to_user(
-            self.conversation.user_id,
-            Event.AGENT_MESSAGE,
-            {"conversation": self.conversation.pk, "text": FAILURE_MESSAGE},
-        )
+        self._push(Event.AGENT_MESSAGE, {"conversation": self.conversation.pk, "text": FAILURE_MESSAGE})
 
 
 __all__ = ["END", "Runtime", "alert_for", "link_alert", "system_value"]

@@ -32,14 +32,16 @@ def listen(user):
     return lambda: async_to_sync(drain)()
 
 
-def test_every_step_is_stored_with_its_cost_and_pushed_as_it_happens(alice):
+def test_every_step_is_stored_with_its_cost_and_pushed_as_it_happens(alice, django_capture_on_commit_callbacks):
     received = listen(alice)
     backend = ScriptedBackend(
         planner=[plan("Where is the user?", "Get the location."), end()],
         caller=[call("get_location")],
     )
 
-    conversation = start_chat(alice, "Where am I?", backend=backend)
+    # Pushed once committed (the test's own transaction never commits: its callbacks are run here).
+    with django_capture_on_commit_callbacks(execute=True):
+        conversation = start_chat(alice, "Where am I?", backend=backend)
 
     steps = list(conversation.steps.order_by("index"))
     assert [s.role for s in steps] == ["system", "user", "planner", "caller", "observation", "planner"]
@@ -54,14 +56,15 @@ def test_every_step_is_stored_with_its_cost_and_pushed_as_it_happens(alice):
     assert ("agent_status", {"conversation": conversation.pk, "status": "completed"}) in events
 
 
-def test_a_question_is_pushed_to_the_chat(alice):
+def test_a_question_is_pushed_to_the_chat(alice, django_capture_on_commit_callbacks):
     received = listen(alice)
     backend = ScriptedBackend(
         planner=[plan("Unclear.", "Ask.")],
         caller=[call("get_input_from_user", user_id=str(alice.pk), questions="Since when?")],
     )
 
-    conversation = start_chat(alice, "My back hurts.", backend=backend)
+    with django_capture_on_commit_callbacks(execute=True):
+        conversation = start_chat(alice, "My back hurts.", backend=backend)
 
     events = [(m["event"], m["data"]) for m in received()]
     assert ("agent_question", {"conversation": conversation.pk, "question": "Since when?"}) in events
