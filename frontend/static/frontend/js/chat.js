@@ -425,6 +425,12 @@ onEvent(EVENT.AGENT_STATUS, (data) => {
   // The list shows every conversation's status: "Waiting for your answer" as much as "Done".
   loadList();
 });
+// The list and the open conversation are read again once the socket is up: a status that changed
+// while the page was loading was pushed before anyone listened.
+onEvent(EVENT.CONNECTED, () => {
+  loadList();
+  if (current) refresh().catch(() => {});
+});
 onEvent(EVENT.RECONNECTED, () => {
   loadList();
   if (current) refresh().catch(() => {});

@@ -3,10 +3,13 @@
 // and tells subscribers of "reconnected" so they can refetch what they missed.
 
 // The event names come from the server's one list (core/events.py, rendered by base.html);
-// "reconnected" is this module's own, told to subscribers after the socket comes back.
+// "reconnected" is this module's own, told to subscribers after the socket comes back; "connected",
+// told once when it first opens: what changed between the page's own reads and that moment was
+// pushed to no one (a run that finished then still shows "Working…" until something reads again).
 export const EVENT = Object.freeze({
   ...JSON.parse(document.getElementById("live-events")?.textContent ?? "{}"),
   RECONNECTED: "reconnected",
+  CONNECTED: "connected",
 });
 const KNOWN = new Set(Object.values(EVENT));
 
@@ -44,7 +47,7 @@ function connect() {
   socket.addEventListener("open", () => {
     delay = 1000;
     setStatus(true);
-    if (everConnected) emit(EVENT.RECONNECTED, {});
+    emit(everConnected ? EVENT.RECONNECTED : EVENT.CONNECTED, {});
     everConnected = true;
   });
   socket.addEventListener("message", (message) => {
