@@ -286,7 +286,9 @@ def _split_when(text: str) -> tuple[str, str]:
     return (text[: len(text) - len(when)].strip() or text, when.strip())
 
 
-def _specializations() -> list[tuple[Specialization, tuple[str, ...]]]:
+def specializations_of_directory() -> list[tuple[Specialization, tuple[str, ...]]]:
+    """Each specialization of the directory with its names (name and synonyms, longest first); one query.
+    The booking desk reads the directory through it too."""
     return [
         (s, tuple(sorted({s.name, *(str(n).lower() for n in s.synonyms or [])}, key=len, reverse=True)))
         for s in Specialization.objects.all()
@@ -325,7 +327,7 @@ def choose(appointments: list[Appointment], words: str, today: dt.date) -> list[
     """The appointments ``words`` may mean: by specialization or specialist named, by day and part
     of the day, by its number in a list just shown, or "the next one"; all of them when the words
     name none of these."""
-    specializations = _specializations()
+    specializations = specializations_of_directory()
     # "the ear nosr and throat doctor": a typo of a word of the directory's names is read as the word.
     words = typos_read(
         words,

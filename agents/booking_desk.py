@@ -24,7 +24,6 @@ from agents import desk_steps
 from agents.desk_reading import prepared, typos_read
 from agents.tools.appointments import ANSWER_NO, ANSWER_YES
 from agents.tools.transcript import request_parts
-from health.models import Specialization
 
 if TYPE_CHECKING:
     from agents.runtime import Runtime
@@ -89,10 +88,7 @@ def _named(text: str) -> str | None:
     """The one specialization of the directory ``text`` names: its name, a synonym, a plural, or the
     field's adjective ("an orthopaedic doctor", "the dermatology clinic": the name's stem), a typo of
     a one-word name ("pediartician"); "a doctor" alone is the general physician."""
-    directory = {
-        specialization.name: {specialization.name, *(str(n).lower() for n in specialization.synonyms or [])}
-        for specialization in Specialization.objects.all()
-    }
+    directory = _directory()
     one_word = tuple(sorted({name for names in directory.values() for name in names if name.isalpha()}))
     low = typos_read(text, one_word).lower()
     found = set()
@@ -108,13 +104,16 @@ def _named(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+def _directory() -> dict[str, tuple[str, ...]]:
+    """The directory's specializations by name, with their names (the appointments desk's reading)."""
+    from agents.appointment_desk import specializations_of_directory
+
+    return {s.name: names for s, names in specializations_of_directory()}
+
+
 def _in_directory(word: str) -> bool:
     stem = word.lower().rstrip("s")
-    return any(
-        stem in name
-        for s in Specialization.objects.all()
-        for name in (s.name, *(str(n).lower() for n in s.synonyms or []))
-    )
+    return any(stem in name for names in _directory().values() for name in names)
 
 
 def _generic(text: str) -> bool:
@@ -170,7 +169,7 @@ def start(runner: Runtime, request: BookingRequest) -> bool:
     """Search and propose (the appointments desk hands over the rest of a mixed request here)."""
     log.info("conversation %s: booking desk: %s", runner.conversation.pk, request.specialization or request.missing)
     if request.missing:
-        kinds = sorted(s.name for s in Specialization.objects.all())
+        kinds = sorted(_directory())
         return _answer_and_end(
             runner,
             f"the directory has no {request.missing}.",
