@@ -3,10 +3,27 @@ carol is staff (operator), and anonymous has no session."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from rest_framework.test import APIClient
 
 from tests.factories import DeviceFactory, UserFactory
+
+
+def pytest_sessionstart(session):
+    """With REDIS_URL set and no Redis answering, every test that touches the cache, the broker or the
+    channel layer fails at setup, one slow connection error after another (most of an hour): stop at
+    once and say why instead."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        return
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3).ping()
+    except redis.exceptions.RedisError as error:
+        pytest.exit(f"REDIS_URL is set to {url}, but that Redis does not answer ({error})", returncode=2)
 
 
 @pytest.fixture(autouse=True)

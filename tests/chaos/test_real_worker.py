@@ -8,7 +8,7 @@ starts a new worker, as the supervisor of ``make run`` would. The dead worker ne
 the task (``acks_late``), so Redis hands it out again once its visibility timeout (set to the
 minimum, 30 s) has passed: the new worker takes it up as it starts. About a minute in all.
 
-Skipped when no Redis answers (REDIS_URL's server, else 127.0.0.1:6379); it uses database 11 of it.
+Its Redis is database 11 of REDIS_URL's server, else a redis-server of its own (tests/local_redis.py).
 """
 
 from __future__ import annotations
