@@ -11,6 +11,15 @@ from rest_framework.test import APIClient
 from tests.factories import DeviceFactory, UserFactory
 
 
+def pytest_configure(config):
+    """The socket guard (tests/network_guard.py): a test that reaches past loopback fails, so no
+    code path sends health data off the device unnoticed (Twilio and remote models are mocked at
+    their HTTP boundary or served by stand-ins on 127.0.0.1)."""
+    from tests.network_guard import install
+
+    install()
+
+
 def pytest_sessionstart(session):
     """With REDIS_URL set and no Redis answering, every test that touches the cache, the broker or the
     channel layer fails at setup, one slow connection error after another (most of an hour): stop at
