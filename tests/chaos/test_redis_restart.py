@@ -1,0 +1,115 @@
+"""The broker (Redis) killed in the middle of a hard SOS's delivery and started again empty.
+
+Real processes, as in tests/health/test_sos_worker_death.py: a Celery worker with beat (the SOS
+sweep), and a stand-in SMS provider at Twilio's HTTP boundary. The provider holds the first SOS text;
+while it waits, Redis is SIGKILLed and started again on the same port with nothing persisted, so
+every queued and prefetched delivery task is gone. The worker and beat reconnect on their own; the
+outbox rows are the record of truth, and the SOS sweep sends what nobody is working on. Then the
+patient ends the SOS as a false alarm through the (new) broker.
+
+Every start message must reach the provider exactly once, within seconds of Redis coming back, and
+no "FALSE ALARM" may reach anyone before the alarm it stands down.
+"""
+
+# ruff: noqa: F811  (the imported fixtures are named again as the test's arguments)
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+import pytest
+from django.utils import timezone
+
+from health.models import Alert, OutboundMessage
+from tests.factories import AlertFactory
+from tests.health.conftest import alice_contacts, ambulances  # noqa: F401  (fixtures)
+from tests.health.test_sos_worker_death import (
+    RECIPIENTS,
+    app_env,  # noqa: F401  (a fixture: the worker's environment, on this module's redis_url)
+    end_through_the_broker,
+    kill_group,
+    provider,  # noqa: F401  (a fixture: the stand-in SMS provider)
+    start_worker,
+)
+from tests.local_redis import LocalRedis
+
+WORST_DELAY_TARGET = 20.0  # the SOS sweep runs every 5 s and takes up a message idle for 4 s
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """Always a server of the test's own, whatever REDIS_URL says: this test kills it."""
+    server = LocalRedis(tmp_path)
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def redis_url(broker) -> str:
+    return broker.url
+
+
+def test_redis_killed_mid_sos_and_back_empty_loses_no_message_and_keeps_the_order(
+    alice,
+    alice_contacts,
+    ambulances,
+    provider,
+    app_env,
+    broker,
+    tmp_path,
+):
+    provider.hold_when = lambda form: True
+    alert = AlertFactory(
+        user=alice,
+        kind=Alert.Kind.HARD,
+        state=Alert.State.COUNTDOWN,
+        condition="",
+        countdown_ends_at=timezone.now() - dt.timedelta(seconds=1),
+    )
+    log = tmp_path / "worker.log"
+    worker = start_worker(app_env, log)
+    ender = None
+    try:
+        assert provider.held.wait(90), "no SOS text reached the provider:\n" + log.read_text()[-3000:]
+        broker.kill()
+        time.sleep(2)  # the worker and beat see the broker gone
+        broker.start()
+        back_at = time.monotonic()
+        provider.release.set()
+        ender = end_through_the_broker(app_env, alert.pk)
+
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            statuses = list(OutboundMessage.objects.filter(alert=alert).values_list("status", flat=True))
+            if len(statuses) == 2 * len(RECIPIENTS) and set(statuses) == {"sent"}:
+                break
+            time.sleep(0.5)
+        assert ender.wait(60) == 0
+        assert worker.poll() is None, "the worker must survive the broker's restart:\n" + log.read_text()[-3000:]
+    finally:
+        kill_group(worker)
+        if ender is not None and ender.poll() is None:
+            ender.kill()
+
+    tail = log.read_text()[-4000:]
+    rows = list(OutboundMessage.objects.filter(alert=alert).order_by("pk"))
+    assert [(m.phase, m.status) for m in rows].count(("start", "sent")) == len(RECIPIENTS), tail
+    assert [(m.phase, m.status) for m in rows].count(("end", "sent")) == len(RECIPIENTS), tail
+
+    delays = []
+    for recipient in RECIPIENTS:
+        got = [m for m in provider.accepted if m.to == recipient]
+        assert len(got) == 2, [(m.to, m.body[:30]) for m in provider.accepted]
+        alarm, stand_down = got
+        assert not alarm.body.startswith("FALSE ALARM") and stand_down.body.startswith("FALSE ALARM"), got
+        delays.append((recipient, alarm.at - back_at, stand_down.at - back_at))
+
+    print("\nSOS delivery after Redis was SIGKILLed and came back empty (seconds after it was back)")
+    print(f"{'recipient':<16} {'alarm':>7} {'false alarm':>12}")
+    for recipient, alarm, stand_down in delays:
+        print(f"{recipient:<16} {alarm:>7.1f} {stand_down:>12.1f}")
+    worst = max(alarm for _, alarm, _ in delays)
+    print(f"worst delay of an alarm: {worst:.1f} s (target <= {WORST_DELAY_TARGET:.0f} s)")
+    assert worst <= WORST_DELAY_TARGET, tail
