@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | sha1sum | cut -c1-12)
 
-.PHONY: run test lint format bench llama venv system clean
+.PHONY: run test lint format bench bench-load llama venv system clean
 
 $(STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ bench: $(STAMP)
 # The same step on its own, strict: it also retries a build that failed before, and fails if it fails.
 llama: $(STAMP)
 	$(BIN)/python scripts/ensure_llama.py --require
+
+# 100 watches at 1 reading/s and 20 chat sessions against make run's stack for 3 minutes
+# (agentlab/load.py); BENCH_LOAD_ARGS="--postgres URL --redis URL" for PostgreSQL + Redis.
+bench-load: $(STAMP)
+	$(BIN)/python manage.py bench_load $(BENCH_LOAD_ARGS)
 
 system:
 	@bash scripts/setup_system.sh

@@ -13,6 +13,7 @@ first brings the namespace's loopback up: there is no other interface, so nothin
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import io
 import json
@@ -29,6 +30,8 @@ import time
 from pathlib import Path
 
 import requests
+
+from agentlab import load
 
 ROOT = Path(__file__).resolve().parents[2]
 # A request that the desks leave to the planner: the local model runs in the worker.
@@ -242,6 +245,16 @@ def scenario(folder: Path) -> list[str]:
         pdf = session.get(page.url.rstrip("/") + "/pdf/", timeout=120)
         assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF"), pdf.headers
         check(checked, f"today's report written and its PDF made ({len(pdf.content)} bytes)")
+
+        # The load benchmark's driver (agentlab/load.py), on tiny numbers: every reading sent is stored.
+        patients = load.make_patients(env, 2)
+        results = asyncio.run(load.drive(base, patients, chats=1, seconds=3, pid=process.pid))
+        stored = load.stored_readings(env)
+        table = load.table(results, stored=stored, watches=2, chats=1, database="SQLite + local Redis")
+        assert results.sent == results.accepted == stored >= 4 and not results.errors, table
+        assert results.event_ms and results.turn_ms and results.cpu_percent, table
+        print(table, flush=True)
+        check(checked, f"the load driver: {stored} readings sent and stored, {len(results.turn_ms)} chat turns")
 
         # A worker that dies (SIGKILL, out of memory) is brought back, not left dead with SOS texts in it.
         worker = celery_worker_of(process.pid)
