@@ -220,18 +220,18 @@ def _search(runner: Runtime, request: BookingRequest) -> bool:
         return _answer_and_end(
             runner,
             f"no {wanted} is free then.",
-            f"No {wanted} has a free time that fits. Nothing was booked. Tell me another day or time, "
-            "and I will look again.",
+            render_to_string("agents/booking_none_free.txt", {"wanted": wanted}).strip(),
         )
-    slot = result["available_slot"]
-    lead = (
-        f"Nothing is free {result['preference']}. The nearest free time: "
-        if result.get("fits_preference") is False
-        else ""
-    )
-    question = f"{lead}{result['name']} can see you on {slot['date']}, {slot['time']}. Shall I book it?"
-    if request.generic:
-        question += " If you tell me your symptoms instead, I will find the specialist who fits them."
+    question = render_to_string(
+        "agents/booking_proposal.txt",
+        {
+            "name": result["name"],
+            "slot": result["available_slot"],
+            "fits": result.get("fits_preference") is not False,
+            "preference": result.get("preference"),
+            "generic": request.generic,
+        },
+    ).strip()
     _plan(runner, f"{result['name']} is free.", "Propose the appointment and wait for the user's answer.")
     runner.execute_call({"tool": ASK, "parameters": {"user_id": runner.user_ref, "questions": question}})
     return True
