@@ -185,3 +185,14 @@ def test_a_kind_of_practitioner_the_directory_lacks_is_said_so_and_nothing_is_bo
     assert "There is no dentist in this clinic directory" in said
     assert "cardiologist, dermatologist, general physician" in said
     assert not Appointment.objects.exists()
+
+
+def test_a_wish_nothing_fits_is_said_before_the_nearest_time_is_offered(alice, derm_slots):
+    conversation = start_chat(alice, "book me a dermatologist on saturday evening", backend=harmful_model())
+
+    question = pending_question(conversation)
+    assert question.startswith("Nothing is free "), question
+    assert "The nearest free time: Dr. Chloe Dubois (Dermatologist) can see you on" in question and question.endswith(
+        "Shall I book it?"
+    )
+    assert not Appointment.objects.exists()
