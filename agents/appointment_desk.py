@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -295,6 +296,13 @@ def specializations_of_directory() -> list[tuple[Specialization, tuple[str, ...]
     ]
 
 
+def directory_words(names_of_each: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    """The words of the directory's names that a typo is read as ("the ear nosr and throat doctor",
+    "a pediartician"): words of four letters or more, so that short words are not bent into them."""
+    words = {w for names in names_of_each for name in names for w in name.split()}
+    return tuple(sorted(w for w in words if len(w) >= 4 and w.isalpha()))
+
+
 # "the urologist", "my skin doctor", "with Dr Chen": a specialist the patient has an appointment with.
 # Read without the directory, so the desk's decision needs no database (its first-step evaluation).
 _SPECIALIST = re.compile(
@@ -328,13 +336,7 @@ def choose(appointments: list[Appointment], words: str, today: dt.date) -> list[
     of the day, by its number in a list just shown, or "the next one"; all of them when the words
     name none of these."""
     specializations = specializations_of_directory()
-    # "the ear nosr and throat doctor": a typo of a word of the directory's names is read as the word.
-    words = typos_read(
-        words,
-        tuple(
-            sorted({w for _, names in specializations for n in names for w in n.split() if len(w) >= 4 and w.isalpha()})
-        ),
-    )
+    words = typos_read(words, directory_words(names for _, names in specializations))
     low = words.lower()
     number = _NUMBER.search(words)
     if number is not None:

@@ -88,9 +88,10 @@ def _named(text: str) -> str | None:
     """The one specialization of the directory ``text`` names: its name, a synonym, a plural, or the
     field's adjective ("an orthopaedic doctor", "the dermatology clinic": the name's stem), a typo of
     a one-word name ("pediartician"); "a doctor" alone is the general physician."""
+    from agents.appointment_desk import directory_words
+
     directory = _directory()
-    one_word = tuple(sorted({name for names in directory.values() for name in names if name.isalpha()}))
-    low = typos_read(text, one_word).lower()
+    low = typos_read(text, directory_words(directory.values())).lower()
     found = set()
     for specialization, names in directory.items():
         for name in names:
