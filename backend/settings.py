@@ -275,6 +275,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every operation lists the 400 and 404 DRF answers on its own (core/api_schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.api_schema.document_error_answers",
+    ],
 }
 
 # --- I18N / time --------------------------------------------------------------
