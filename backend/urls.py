@@ -19,3 +19,5 @@ urlpatterns = [
 
 # JSON for an unmatched /api/ URL, the usual page elsewhere (core/http_errors.py).
 handler404 = "core.http_errors.not_found"
+handler500 = "core.http_errors.server_error"
+handler400 = "core.http_errors.bad_request"

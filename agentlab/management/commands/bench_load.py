@@ -44,8 +44,9 @@ class Command(BaseCommand):
         parser.add_argument("--seconds", type=float, default=180.0, help="How long the load runs.")
         parser.add_argument("--postgres", default="", help="A PostgreSQL server URL: a throwaway database on it.")
         parser.add_argument("--redis", default="", help="A Redis URL instead of a local redis-server.")
+        parser.add_argument("--log", default="", help="Write the stack's output (web, workers, beat) to this file.")
 
-    def handle(self, *args, watches: int, chats: int, seconds: float, postgres: str, redis: str, **options) -> None:
+    def handle(self, *args, watches: int, chats: int, seconds: float, postgres: str, redis: str, log: str, **options):
         if watches < 1 or chats < 0 or chats > watches or seconds <= 0:
             raise CommandError("Need at least one watch, 0 <= chats <= watches, and seconds > 0.")
         with tempfile.TemporaryDirectory(prefix="bench-load-") as folder:
@@ -56,6 +57,8 @@ class Command(BaseCommand):
                         load.drive(stack.base, patients, chats=chats, seconds=seconds, pid=stack.process.pid)
                     )
                     stored = load.stored_readings(stack.env)
+                    if log:
+                        Path(log).write_text("".join(stack.output))
                 database = "PostgreSQL" if postgres else "SQLite"
                 database += " + Redis" if redis else " + local Redis"
                 self.stdout.write(load.table(results, stored=stored, watches=watches, chats=chats, database=database))
