@@ -62,8 +62,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: a burst of requests waits its turn here, not in threads holding database connections.
-    "core.admission.AdmissionMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -80,7 +78,7 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# How many requests the web process lets into Django's views at once (core/admission.py).
+# How many HTTP requests the web process lets into Django at once (core/admission.py, backend/asgi.py).
 WEB_MAX_CONCURRENT_REQUESTS = env_int("WEB_MAX_CONCURRENT_REQUESTS", 8, minimum=1)
 
 ROOT_URLCONF = "backend.urls"
