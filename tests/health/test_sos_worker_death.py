@@ -153,6 +153,16 @@ def test_a_worker_killed_mid_delivery_delays_no_sos_message_and_no_end_overtakes
             ender.kill()
 
     log = (tmp_path / "worker-2.log").read_text()[-4000:]
+    worst = each_got_the_alarm_then_the_stand_down(
+        alert, provider, since=killed_at, title="after the worker was SIGKILLed (seconds after the kill)", log=log
+    )
+    print(f"worst delay of an alarm: {worst:.1f} s (target <= {WORST_DELAY_TARGET:.0f} s)")
+    assert worst <= WORST_DELAY_TARGET, log
+
+
+def each_got_the_alarm_then_the_stand_down(alert, provider, *, since: float, title: str, log: str) -> float:
+    """Every start and end message of ``alert`` sent once, each recipient's alarm before its "FALSE
+    ALARM"; prints each recipient's delays after ``since`` and returns the worst alarm delay."""
     rows = list(OutboundMessage.objects.filter(alert=alert).order_by("pk"))
     assert [(m.phase, m.status) for m in rows].count(("start", "sent")) == len(RECIPIENTS), log
     assert [(m.phase, m.status) for m in rows].count(("end", "sent")) == len(RECIPIENTS), log
@@ -164,12 +174,10 @@ def test_a_worker_killed_mid_delivery_delays_no_sos_message_and_no_end_overtakes
         assert len(got) == 2, [(m.to, m.body[:30]) for m in provider.accepted]
         alarm, stand_down = got
         assert not alarm.body.startswith("FALSE ALARM") and stand_down.body.startswith("FALSE ALARM"), got
-        delays.append((recipient, alarm.at - killed_at, stand_down.at - killed_at))
+        delays.append((recipient, alarm.at - since, stand_down.at - since))
 
-    print("\nSOS delivery after the worker was SIGKILLed (seconds after the kill)")
+    print(f"\nSOS delivery {title}")
     print(f"{'recipient':<16} {'alarm':>7} {'false alarm':>12}")
     for recipient, alarm, stand_down in delays:
         print(f"{recipient:<16} {alarm:>7.1f} {stand_down:>12.1f}")
-    worst = max(alarm for _, alarm, _ in delays)
-    print(f"worst delay of an alarm: {worst:.1f} s (target <= {WORST_DELAY_TARGET:.0f} s)")
-    assert worst <= WORST_DELAY_TARGET, log
+    return max(alarm for _, alarm, _ in delays)
