@@ -32,6 +32,7 @@ from pathlib import Path
 import requests
 
 from agentlab import load
+from tests.local_redis import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 # A request that the desks leave to the planner: the local model runs in the worker.
@@ -50,12 +51,6 @@ def loopback_up() -> None:
 def check(checked: list[str], what: str) -> None:
     checked.append(what)
     print(f"ok: {what}", flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class OutputReader:

@@ -14,20 +14,18 @@ no "FALSE ALARM" may reach anyone before the alarm it stands down.
 # ruff: noqa: F811  (the imported fixtures are named again as the test's arguments)
 from __future__ import annotations
 
-import datetime as dt
 import time
 
 import pytest
-from django.utils import timezone
 
-from health.models import Alert, OutboundMessage
-from tests.factories import AlertFactory
+from health.models import OutboundMessage
 from tests.health.conftest import alice_contacts, ambulances  # noqa: F401  (fixtures)
 from tests.health.test_sos_worker_death import (
     RECIPIENTS,
     app_env,  # noqa: F401  (a fixture: the worker's environment, on this module's redis_url)
     each_got_the_alarm_then_the_stand_down,
     end_through_the_broker,
+    held_sos_past_its_countdown,
     kill_group,
     provider,  # noqa: F401  (a fixture: the stand-in SMS provider)
     start_worker,
@@ -61,14 +59,7 @@ def test_redis_killed_mid_sos_and_back_empty_loses_no_message_and_keeps_the_orde
     broker,
     tmp_path,
 ):
-    provider.hold_when = lambda form: True
-    alert = AlertFactory(
-        user=alice,
-        kind=Alert.Kind.HARD,
-        state=Alert.State.COUNTDOWN,
-        condition="",
-        countdown_ends_at=timezone.now() - dt.timedelta(seconds=1),
-    )
+    alert = held_sos_past_its_countdown(alice, provider)
     log = tmp_path / "worker.log"
     worker = start_worker(app_env, log)
     ender = None

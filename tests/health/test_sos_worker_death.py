@@ -115,18 +115,24 @@ def end_through_the_broker(env: dict[str, str], alert_id: int) -> subprocess.Pop
     return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env)
 
 
-def test_a_worker_killed_mid_delivery_delays_no_sos_message_and_no_end_overtakes_its_start(
-    alice, alice_contacts, ambulances, provider, app_env, tmp_path
-):
-    # The first SOS text the provider sees is held: the worker dies waiting for the answer.
+def held_sos_past_its_countdown(user, provider) -> Alert:
+    """A hard SOS whose countdown has just run out (the worker's beat sweep starts it), with the
+    provider set to hold the first SOS text it receives unanswered."""
     provider.hold_when = lambda form: True
-    alert = AlertFactory(
-        user=alice,
+    return AlertFactory(
+        user=user,
         kind=Alert.Kind.HARD,
         state=Alert.State.COUNTDOWN,
         condition="",
         countdown_ends_at=timezone.now() - dt.timedelta(seconds=1),
     )
+
+
+def test_a_worker_killed_mid_delivery_delays_no_sos_message_and_no_end_overtakes_its_start(
+    alice, alice_contacts, ambulances, provider, app_env, tmp_path
+):
+    # The first SOS text the provider sees is held: the worker dies waiting for the answer.
+    alert = held_sos_past_its_countdown(alice, provider)
     workers = [start_worker(app_env, tmp_path / "worker-1.log")]
     ender = None
     try:
