@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -50,7 +50,7 @@ class Command(BaseCommand):
         if watches < 1 or chats < 0 or chats > watches or seconds <= 0:
             raise CommandError("Need at least one watch, 0 <= chats <= watches, and seconds > 0.")
         with tempfile.TemporaryDirectory(prefix="bench-load-") as folder:
-            with throwaway_postgres(postgres) if postgres else _none() as database_url:
+            with throwaway_postgres(postgres) if postgres else nullcontext() as database_url:
                 with load.stack(Path(folder), database_url, redis or None) as stack:
                     patients = load.make_patients(stack.env, watches)
                     results = asyncio.run(
@@ -62,8 +62,3 @@ class Command(BaseCommand):
                 database = "PostgreSQL" if postgres else "SQLite"
                 database += " + Redis" if redis else " + local Redis"
                 self.stdout.write(load.table(results, stored=stored, watches=watches, chats=chats, database=database))
-
-
-@contextmanager
-def _none():
-    yield None
