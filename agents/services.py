@@ -54,8 +54,10 @@ def _dispatch(conversation: Conversation, backend: ModelBackend | None) -> None:
         return
     from agents.tasks import run_conversation_task  # agents.tasks wraps this module's services: deferred
 
-    # After commit: the worker must see the step we just wrote.
-    transaction.on_commit(lambda: run_conversation_task.delay(conversation.pk))
+    # After commit: the worker must see the step we just wrote. Robust: with the broker down the
+    # message is still recorded and the request answered; the resume sweep (agents.resume) runs the
+    # conversation once the broker is back.
+    transaction.on_commit(lambda: run_conversation_task.delay(conversation.pk), robust=True)
 
 
 def start_chat(user, text: str, *, backend: ModelBackend | None = None) -> Conversation:

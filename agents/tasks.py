@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from agents import services
+from agents import resume, services
 from agents.sos import flows
 
 
 @shared_task(name="agents.run_conversation")
 def run_conversation_task(conversation_id: int) -> str:
     return services.run_conversation(conversation_id)
+
+
+@shared_task(name="agents.resume_quiet_chats", acks_late=True)
+def resume_quiet_chats_task() -> int:
+    """Enqueue again the chats whose run was lost (``agents.resume``); run by beat (``agents.beat``)."""
+    return resume.resume_quiet_chats()
 
 
 @shared_task(name="agents.hard_sos_start")

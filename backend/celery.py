@@ -8,6 +8,7 @@ import threading
 from celery import Celery
 from celery.signals import worker_process_init
 
+from agents.beat import BEAT_SCHEDULE as AGENTS_BEAT_SCHEDULE
 from health.monitor.schedule import quiet_idle_sweeps
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
@@ -16,11 +17,11 @@ app = Celery("backend")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-# The SOS sweep runs every 5 s: its idle runs are not logged (see the function).
-quiet_idle_sweeps()
+# The SOS sweep runs every 5 s, the chat resume sweep every 30 s: their idle runs are not logged.
+quiet_idle_sweeps(entry["task"] for entry in AGENTS_BEAT_SCHEDULE.values())
 
 
-@app.task(name="backend.ping")
+@app.task(name="backend.ping", ignore_result=False)
 def ping() -> str:
     """Round trip used by health checks and tests to prove a worker is connected."""
     return "pong"

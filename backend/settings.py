@@ -13,6 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from agents.beat import BEAT_SCHEDULE as AGENTS_BEAT_SCHEDULE
 from backend.env import (
     env_bool,
     env_choice,
@@ -150,6 +151,10 @@ else:
 # --- Celery -------------------------------------------------------------------
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or None
+# No task's result is read (the database is the record); only the start-up ping opts in. Without
+# this, every enqueue also subscribes to its result on Redis: with Redis down that waits 20 s, and
+# then Celery's result consumer gives up for good until the process restarts.
+CELERY_TASK_IGNORE_RESULT = True
 # With no broker configured, tasks run inline so nothing waits for a worker
 # that cannot exist.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
@@ -177,6 +182,7 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Periodic tasks each domain declares; the database scheduler copies them into
 # its tables when beat starts.
 CELERY_BEAT_SCHEDULE = {
+    **AGENTS_BEAT_SCHEDULE,
     **MESSAGING_BEAT_SCHEDULE,
     **MONITOR_BEAT_SCHEDULE,
     **SCHEDULER_BEAT_SCHEDULE,
@@ -370,6 +376,10 @@ DOSE_LATE_AFTER_MINUTES = env_int("DOSE_LATE_AFTER_MINUTES", 5, minimum=1)
 DOSE_CATCH_UP_HOURS = env_int("DOSE_CATCH_UP_HOURS", 12, minimum=1)
 # The largest prescription photo or PDF accepted (health.scheduler.images), in megabytes.
 PRESCRIPTION_MAX_MB = env_int("PRESCRIPTION_MAX_MB", 20, minimum=1)
+# A reading queued this many seconds and not started, or started this many seconds and not done, was
+# lost (Redis restarted empty, a worker died): the sweep queues it again (health.scheduler.review).
+OCR_QUEUE_STALLED_SECONDS = env_int("OCR_QUEUE_STALLED_SECONDS", 60, minimum=1)
+OCR_READ_STALLED_SECONDS = env_int("OCR_READ_STALLED_SECONDS", 300, minimum=30)
 # The evening daily report (health.reports): let the local model write the summary on top. It is
 # kept only when every number and name in it is in the computed facts; otherwise, and when off, the
 # template's narrative is used. Off by default: the default 135M model adds seconds per report.

@@ -125,6 +125,13 @@ def read_prescription(prescription_id: int) -> str:
 
 
 @shared_task(acks_late=True)
+def requeue_stalled_readings() -> int:
+    """Queue again the readings the broker or a dead worker lost (``review.requeue_stalled_readings``);
+    run by beat (``health.scheduler.beat``)."""
+    return review.requeue_stalled_readings()
+
+
+@shared_task(acks_late=True)
 def dispatch_due_doses() -> int:
     """Remind each dose that fell due, re-send snoozed ones, re-alert and mark missed
     (``health.scheduler.dispatch``); return how many steps it took. Run every minute by beat

@@ -52,6 +52,9 @@ class Prescription(models.Model):
     issued_on = models.DateField(null=True, blank=True)
     uploaded_at = models.DateTimeField(auto_now_add=True)
     parsed_at = models.DateTimeField(null=True, blank=True)
+    status_changed_at = models.DateTimeField(
+        default=timezone.now, help_text="When the reading last moved (queued, started, read, failed, confirmed)."
+    )
 
     class Meta:
         ordering = ["-uploaded_at"]
@@ -97,6 +100,7 @@ class Prescription(models.Model):
             )
 
     def _advance(self, allowed: tuple[str, ...], target: str, **fields) -> bool:
+        fields.setdefault("status_changed_at", timezone.now())
         moved = Prescription.objects.filter(pk=self.pk, parse_status__in=allowed).update(parse_status=target, **fields)
         if moved:
             self.parse_status = target

@@ -7,6 +7,7 @@ apps are loaded, so it imports nothing from the app.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from health.scheduler.beat import BEAT_SCHEDULE as DOSE_BEAT_SCHEDULE  # a plain module, like this one
 
@@ -36,23 +37,29 @@ _CELERY_LOGGERS = ("celery.beat", "celery.worker.strategy", "celery.app.trace")
 class QuietIdleSweeps(logging.Filter):
     """Drops Celery's routine INFO lines about a frequent sweep that found nothing."""
 
+    def __init__(self, tasks: frozenset[str] = QUIET_WHEN_IDLE) -> None:
+        super().__init__()
+        self.tasks = tasks
+
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno > logging.INFO:
             return True
         args = record.args
         if record.name == "celery.beat":
             # "Scheduler: Sending due task %s (%s)" with (entry name, task name)
-            return not (isinstance(args, tuple) and len(args) == 2 and args[1] in QUIET_WHEN_IDLE)
-        if not isinstance(args, dict) or args.get("name") not in QUIET_WHEN_IDLE:
+            return not (isinstance(args, tuple) and len(args) == 2 and args[1] in self.tasks)
+        if not isinstance(args, dict) or args.get("name") not in self.tasks:
             return True
         if record.name == "celery.worker.strategy":  # "Task %(name)s[%(id)s] received"
             return False
         return str(args.get("return_value", "")) not in ("0", "None")  # "... succeeded in ...: 0"
 
 
-def quiet_idle_sweeps() -> None:
-    """Install the filter on Celery's loggers (once per process: beat, worker, tests)."""
+def quiet_idle_sweeps(other_sweeps: Iterable[str] = ()) -> None:
+    """Install the filter on Celery's loggers (once per process: beat, worker, tests), for the
+    sweeps above and ``other_sweeps`` (task names of other packages' frequent sweeps)."""
+    tasks = QUIET_WHEN_IDLE | frozenset(other_sweeps)
     for name in _CELERY_LOGGERS:
         logger = logging.getLogger(name)
         if not any(isinstance(f, QuietIdleSweeps) for f in logger.filters):
-            logger.addFilter(QuietIdleSweeps())
+            logger.addFilter(QuietIdleSweeps(tasks))

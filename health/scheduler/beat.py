@@ -12,7 +12,16 @@ from __future__ import annotations
 # a pile of them.
 DOSE_TICK_SECONDS = 60.0
 
+# A prescription reading the broker lost is queued again at most this long after it stalled
+# (health.scheduler.review.stalled_readings); a sweep that finds none is one indexed query.
+READING_SWEEP_SECONDS = 30.0
+
 BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "requeue-stalled-readings": {
+        "task": "health.tasks.requeue_stalled_readings",
+        "schedule": READING_SWEEP_SECONDS,
+        "options": {"expires": READING_SWEEP_SECONDS},
+    },
     "dispatch-due-doses": {
         "task": "health.tasks.dispatch_due_doses",
         "schedule": DOSE_TICK_SECONDS,

@@ -18,8 +18,11 @@ import logging
 import re
 from typing import Any
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from core.events import Event
 from core.realtime import push_to_user
@@ -70,6 +73,48 @@ def _queue_reading(prescription: Prescription) -> None:
     prescription_id, user_id = prescription.pk, prescription.user_id
     transaction.on_commit(lambda: _push(user_id, prescription_id, Prescription.ParseStatus.PENDING, ""), robust=True)
     transaction.on_commit(lambda: read_prescription.delay(prescription_id), robust=True)
+
+
+def stalled_readings(now: dt.datetime | None = None) -> list[int]:
+    """Ids of the prescriptions whose reading was lost: queued for longer than a healthy queue keeps
+    one (``OCR_QUEUE_STALLED_SECONDS``: the broker lost the task, or the web process died before it
+    enqueued it), or being read for longer than any reading takes (``OCR_READ_STALLED_SECONDS``: the
+    worker died and the broker lost the task with it)."""
+    now = now or timezone.now()
+    status = Prescription.ParseStatus
+    queued = Q(parse_status=status.PENDING, status_changed_at__lt=now - _seconds("OCR_QUEUE_STALLED_SECONDS"))
+    reading = Q(parse_status=status.PROCESSING, status_changed_at__lt=now - _seconds("OCR_READ_STALLED_SECONDS"))
+    return list(
+        Prescription.objects.filter(queued | reading).order_by("status_changed_at").values_list("pk", flat=True)
+    )
+
+
+def requeue_stalled_readings(now: dt.datetime | None = None) -> int:
+    """Queue the reading of every stalled prescription again; return how many. Each is claimed by
+    moving its ``status_changed_at`` to now (a conditional update): two sweeps at once queue it
+    once, and a reading lost again is queued again one period later, not at every sweep. A
+    duplicate of a reading that was only slow is harmless: ``Prescription.start_reading`` and
+    ``record_reading`` are conditional, so the second one finds it read and does nothing."""
+    from health.tasks import read_prescription  # health.tasks imports this module
+
+    now = now or timezone.now()
+    requeued = 0
+    for pk in stalled_readings(now):
+        with transaction.atomic():
+            claimed = Prescription.objects.filter(pk=pk, parse_status__in=_READING).update(status_changed_at=now)
+            if claimed:
+                transaction.on_commit(lambda pk=pk: read_prescription.delay(pk), robust=True)
+                requeued += 1
+    if requeued:
+        log.warning("queued %d stalled prescription reading(s) again", requeued)
+    return requeued
+
+
+_READING = (Prescription.ParseStatus.PENDING, Prescription.ParseStatus.PROCESSING)
+
+
+def _seconds(setting: str) -> dt.timedelta:
+    return dt.timedelta(seconds=float(getattr(settings, setting)))
 
 
 def read(prescription_id: int) -> str:

@@ -4,9 +4,11 @@ can be retried, a redelivered task reads once, and text in the photo is only eve
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 
 import pytest
+from django.utils import timezone
 from PIL import Image, ImageDraw, ImageFont
 
 from agents.models import Conversation
@@ -102,3 +104,52 @@ def test_a_redelivered_reading_task_reads_once(alice_api, django_capture_on_comm
     prescription.refresh_from_db()
     assert prescription.parsed_at == parsed_at
     assert review.read(10**9) == "gone"
+
+
+@pytest.mark.django_db
+def test_a_reading_the_broker_lost_is_queued_again_by_the_sweep_and_read_once(
+    alice_api, settings, django_capture_on_commit_callbacks
+):
+    # Upload without running the on-commit enqueue: the task is lost, as when Redis restarted empty.
+    created = upload(alice_api, photo(["Tab. Metformin 500 mg BD x 30 days"]))
+    pk = created.json()["id"]
+    assert Prescription.objects.get(pk=pk).parse_status == "pending"
+    soon = timezone.now() + dt.timedelta(seconds=settings.OCR_QUEUE_STALLED_SECONDS - 5)
+    assert review.stalled_readings(soon) == []  # a healthy queue may keep it that long
+
+    later = timezone.now() + dt.timedelta(seconds=settings.OCR_QUEUE_STALLED_SECONDS + 1)
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        assert review.requeue_stalled_readings(later) == 1
+    assert len(queued) == 1
+    prescription = Prescription.objects.get(pk=pk)
+    assert prescription.parse_status == "needs_review"
+    assert [item["name"] for item in prescription.extracted] == ["metformin"]
+    # Read now: nothing is left for the sweep, at once or later.
+    assert review.stalled_readings(later + dt.timedelta(hours=1)) == []
+
+
+@pytest.mark.django_db
+def test_a_reading_left_half_done_is_queued_again_only_after_any_reading_would_have_ended(
+    alice_api, settings, django_capture_on_commit_callbacks
+):
+    pk = upload(alice_api, photo(["Tab. Amlodipine 5 mg OD"])).json()["id"]
+    prescription = Prescription.objects.get(pk=pk)
+    assert prescription.start_reading()  # the worker began, then died, and the broker lost the task
+    started = Prescription.objects.get(pk=pk).status_changed_at
+
+    assert review.stalled_readings(started + dt.timedelta(seconds=settings.OCR_READ_STALLED_SECONDS - 1)) == []
+    stalled_at = started + dt.timedelta(seconds=settings.OCR_READ_STALLED_SECONDS + 1)
+    with django_capture_on_commit_callbacks(execute=False) as first:
+        assert review.requeue_stalled_readings(stalled_at) == 1
+    with django_capture_on_commit_callbacks(execute=False) as second:  # claimed: once per period
+        assert review.requeue_stalled_readings(stalled_at + dt.timedelta(seconds=30)) == 0
+    assert len(first) == 1 and second == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("status", ["needs_review", "confirmed", "failed"])
+def test_a_reading_that_ended_is_never_queued_again(alice_api, status):
+    pk = upload(alice_api, photo(["Tab. Amlodipine 5 mg OD"])).json()["id"]
+    Prescription.objects.filter(pk=pk).update(parse_status=status)
+
+    assert review.stalled_readings(timezone.now() + dt.timedelta(days=1)) == []
