@@ -16,20 +16,18 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from health.models import DailyReport, Notification
+from tests.chaos.processes import ROOT, database_url, kill_group, wait_for
 from tests.local_redis import redis_database
 
-ROOT = Path(__file__).resolve().parents[2]
 VISIBILITY_TIMEOUT = 30  # the smallest the settings accept (CELERY_VISIBILITY_TIMEOUT)
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -61,15 +59,6 @@ def redis_url(tmp_path):
         yield url
 
 
-def database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    user = db.get("USER") or "postgres"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
-
-
 def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
     with log.open("ab") as out:
         return subprocess.Popen(
@@ -80,22 +69,6 @@ def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-
-
-def kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait(10)
-
-
-def wait_for(condition, seconds: float, what: str, log: Path) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} within {seconds:.0f} s; worker log:\n{log.read_text()[-3000:]}")
-        time.sleep(0.3)
 
 
 def test_a_report_task_killed_with_its_worker_is_redelivered_and_recorded_once(alice, redis_url, tmp_path):

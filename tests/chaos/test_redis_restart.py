@@ -19,6 +19,8 @@ import time
 import pytest
 
 from health.models import OutboundMessage
+from tests.chaos.processes import kill_group
+from tests.chaos.processes import start_celery_worker as start_worker
 from tests.health.conftest import alice_contacts, ambulances  # noqa: F401  (fixtures)
 from tests.health.test_sos_worker_death import (
     RECIPIENTS,
@@ -26,9 +28,7 @@ from tests.health.test_sos_worker_death import (
     each_got_the_alarm_then_the_stand_down,
     end_through_the_broker,
     held_sos_past_its_countdown,
-    kill_group,
     provider,  # noqa: F401  (a fixture: the stand-in SMS provider)
-    start_worker,
 )
 from tests.local_redis import LocalRedis
 

@@ -14,24 +14,20 @@ no "FALSE ALARM" may reach anyone before the alarm it stands down.
 from __future__ import annotations
 
 import datetime as dt
-import os
-import shutil
-import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from health.models import Alert, OutboundMessage
+from tests.chaos.processes import ROOT, app_environment, kill_group
+from tests.chaos.processes import start_celery_worker as start_worker
 from tests.factories import AlertFactory
 from tests.local_redis import redis_database
 from tests.messaging.standin_provider import StandInProvider
 
-ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT_SID = "AC" + "0" * 31 + "7"
 FROM_NUMBER = "+15005550006"
 WORST_DELAY_TARGET = 15.0
@@ -47,15 +43,6 @@ def redis_url(tmp_path):
         yield url
 
 
-def database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    user = db.get("USER") or "postgres"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
-
-
 @pytest.fixture
 def provider():
     standin = StandInProvider(account_sid=ACCOUNT_SID).start()
@@ -65,13 +52,9 @@ def provider():
 
 @pytest.fixture
 def app_env(tmp_path, redis_url, provider) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "CELERY_TASK_ALWAYS_EAGER"}}
-    env.update(
-        DJANGO_SETTINGS_MODULE="backend.settings",
-        SECRET_KEY="tests-only-not-secret",
-        DATA_DIR=str(tmp_path),
-        DATABASE_URL=database_url(),
-        REDIS_URL=redis_url,
+    return app_environment(
+        tmp_path,
+        redis_url,
         TWILIO_ACCOUNT_SID=ACCOUNT_SID,
         TWILIO_AUTH_TOKEN="test-auth-token",
         TWILIO_FROM_NUMBER=FROM_NUMBER,
@@ -79,30 +62,7 @@ def app_env(tmp_path, redis_url, provider) -> dict[str, str]:
         # No model: the SOS guard runs the fixed sequence (the model is not what is tested here).
         AGENT_BACKEND="openai",
         AGENT_OPENAI_BASE_URL="",
-        PYTHONUNBUFFERED="1",
     )
-    return env
-
-
-def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
-    celery = shutil.which("celery", path=str(Path(sys.executable).parent)) or "celery"
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [celery, "-A", "backend", "worker", "-B", "-l", "info", "--concurrency", "2", "-n", f"sos-{log.stem}@%h"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
-def kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait(10)
 
 
 def end_through_the_broker(env: dict[str, str], alert_id: int) -> subprocess.Popen:
