@@ -11,7 +11,8 @@ locally to search wider):
 They go through Django's WSGI handler with the real middleware (session, CSRF with a real token,
 CSP, axes), each request in a savepoint rolled back after it, so every request sees the same world.
 The ASGI entry point runs the same Django handler; WSGI keeps the request on the test's thread and
-database transaction.
+database transaction. A second test chains requests by the links schemathesis infers from the schema
+(``SCHEMA_FUZZ_SCENARIOS`` scenarios), and also fails when a deleted resource still answers.
 
 Hard checks (the test fails): no 5xx; every status code is one the schema lists for the operation
 (core/api_schema.py adds the 400 and 404 DRF answers on its own); a documented status's body conforms
@@ -224,3 +225,74 @@ def test_an_unmatched_api_url_answers_json_and_a_page_stays_a_page(alice_api, cl
 
     assert api.status_code == 404 and api.json() == {"detail": "Not found."}
     assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
+
+
+STATEFUL_SCENARIOS = int(os.environ.get("SCHEMA_FUZZ_SCENARIOS", "30"))
+STATEFUL_STEPS = 6
+
+
+def test_chained_requests_keep_the_schemas_promises(alice, client, wsgi_app, endless_model):
+    """GIVEN alice signed in
+    WHEN schemathesis chains requests by the links it infers from the schema (what one operation
+    creates, the next reads, changes or deletes)
+    THEN no answer is 5xx or off-schema, and a deleted resource is gone (use_after_free,
+    ensure_resource_availability)."""
+    from schemathesis.specs.openapi.checks import ensure_resource_availability, use_after_free
+
+    alice_world(alice)
+    client.force_login(alice)
+    csrf = _get_new_csrf_string()
+    cookies = {"sessionid": client.cookies["sessionid"].value, "csrftoken": csrf}
+    headers = {"X-CSRFToken": csrf}
+    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app)
+    tally = Tally()
+
+    class Chained(schema.as_state_machine()):
+        # Each scenario in a savepoint rolled back after it: every scenario starts from the same
+        # world, so Hypothesis can replay one (a scenario's draws depend on the answers it got).
+        def setup(self):
+            self.savepoint = transaction.atomic()
+            self.savepoint.__enter__()
+
+        def teardown(self):
+            transaction.set_rollback(True)
+            self.savepoint.__exit__(None, None, None)
+
+        def get_call_kwargs(self, case):
+            return {"cookies": cookies, "headers": headers}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            tally.sent[case.operation.label] += 1
+            checks = [*HARD_CHECKS, use_after_free, ensure_resource_availability]
+            for group, hard in ((checks, True), (SOFT_CHECKS, False)):
+                try:
+                    case.validate_response(response, checks=group, headers=headers)
+                except (AssertionError, BaseExceptionGroup) as exc:
+                    for failure in exc.exceptions if isinstance(exc, BaseExceptionGroup) else [exc]:
+                        if hard:
+                            key = (f"{case.operation.label} (stateful)", type(failure).__name__)
+                            tally.failures.setdefault(key, f"{failure}\n{case.as_curl_command()}")
+                        else:
+                            tally.soft[type(failure).__name__] += 1
+
+    transitions = schema.statistic.transitions.total
+    started = time.monotonic()
+    Chained.run(
+        settings=settings(
+            max_examples=STATEFUL_SCENARIOS,
+            stateful_step_count=STATEFUL_STEPS,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.generate],
+        )
+    )
+    print(
+        f"\nschemathesis (stateful): {transitions} inferred links; {sum(tally.sent.values())} requests in "
+        f"{STATEFUL_SCENARIOS} scenarios to {len(tally.sent)} operations in {time.monotonic() - started:.0f} s; "
+        f"hard failures {len(tally.failures)}; soft findings {dict(tally.soft)}; "
+        f"deletes {sum(n for label, n in tally.sent.items() if label.startswith('DELETE'))}"
+    )
+    assert transitions >= 20, f"only {transitions} links were inferred"
+    assert not tally.failures, "\n\n".join(f"{where}: {kind}\n{text}" for (where, kind), text in tally.failures.items())
