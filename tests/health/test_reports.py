@@ -301,6 +301,19 @@ def test_the_report_is_written_once_after_the_patients_report_time(patient):
     assert DailyReport.objects.filter(user=patient, date=DAY).count() == 1
 
 
+def test_a_report_task_the_broker_lost_is_enqueued_again_by_the_next_tick(patient, monkeypatch):
+    lost = []
+    with monkeypatch.context() as broker_down:  # Redis restarted empty: the enqueued task is gone
+        broker_down.setattr(tasks.write_daily_report, "delay", lambda *args: lost.append(args))
+        assert tick(local(20, 5)) >= 1
+    assert lost and not DailyReport.objects.filter(user=patient, date=DAY).exists()
+
+    assert tick(local(20, 10)) >= 1  # still due: nothing was written
+
+    assert DailyReport.objects.filter(user=patient, date=DAY).count() == 1
+    assert tick(local(20, 15)) == 0
+
+
 def test_the_report_time_is_the_patients_own(patient):
     patient.profile.report_time = dt.time(18, 30)
     patient.profile.save()
