@@ -40,6 +40,8 @@ from pathlib import Path
 import aiohttp
 from yarl import URL
 
+from core.ports import free_port
+
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "load-bench-password-1"
 # What the chat sessions ask, in turn: the questions patients ask most (answered from the records),
@@ -62,25 +64,17 @@ class Stack:
     output: list[str]
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
 def stack(folder: Path, database_url: str | None, redis_url: str | None, timeout: float = 600) -> Iterator[Stack]:
     """`make run` (scripts/run_local.py) on a free port with ``folder`` as DATA_DIR; stopped with
     Ctrl-C (SIGINT) on the way out, as a person would."""
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "SECRET_KEY", "REDIS_URL"}}
     env.update(
         DATA_DIR=str(folder),
         DATABASE_URL=database_url or f"sqlite:///{folder / 'db.sqlite3'}",
         PORT=str(port),
-        LOCAL_REDIS_PORT=str(_free_port()),
+        LOCAL_REDIS_PORT=str(free_port()),
         PYTHONUNBUFFERED="1",
     )
     if redis_url:

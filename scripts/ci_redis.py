@@ -29,6 +29,7 @@ def answers(url: str) -> bool:
 
 
 def free_port() -> int:
+    # core.ports.free_port's twin: run as a file (python scripts/ci_redis.py), the project is not on its path.
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]

@@ -32,7 +32,7 @@ from pathlib import Path
 import requests
 
 from agentlab import load
-from tests.local_redis import free_port
+from core.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 # A request that the desks leave to the planner: the local model runs in the worker.

