@@ -11,7 +11,6 @@ Every start message must reach the provider exactly once, within seconds of Redi
 no "FALSE ALARM" may reach anyone before the alarm it stands down.
 """
 
-# ruff: noqa: F811  (the imported fixtures are named again as the test's arguments)
 from __future__ import annotations
 
 import time
@@ -21,14 +20,11 @@ import pytest
 from health.models import OutboundMessage
 from tests.chaos.processes import kill_group
 from tests.chaos.processes import start_celery_worker as start_worker
-from tests.health.conftest import alice_contacts, ambulances  # noqa: F401  (fixtures)
 from tests.health.test_sos_worker_death import (
     RECIPIENTS,
-    app_env,  # noqa: F401  (a fixture: the worker's environment, on this module's redis_url)
     each_got_the_alarm_then_the_stand_down,
     end_through_the_broker,
     held_sos_past_its_countdown,
-    provider,  # noqa: F401  (a fixture: the stand-in SMS provider)
 )
 from tests.local_redis import LocalRedis
 
