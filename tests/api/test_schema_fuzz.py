@@ -154,6 +154,22 @@ class Tally:
     failures: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
+def judge(case, response, hard_checks, headers: dict, tally: Tally, where: str) -> None:
+    """Count the request; record each hard check's failure (first example of each kind per operation)
+    and count the soft checks' findings."""
+    tally.sent[case.operation.label] += 1
+    for checks, hard in ((hard_checks, True), (SOFT_CHECKS, False)):
+        try:
+            case.validate_response(response, checks=checks, headers=headers)
+        except (AssertionError, BaseExceptionGroup) as exc:
+            for failure in exc.exceptions if isinstance(exc, BaseExceptionGroup) else [exc]:
+                if hard:
+                    key = (f"{case.operation.label} ({where})", type(failure).__name__)
+                    tally.failures.setdefault(key, f"{failure}\n{case.as_curl_command()}")
+                else:
+                    tally.soft[type(failure).__name__] += 1
+
+
 def fuzz(operation, mode: GenerationMode, fixed: dict | None, cookies: dict, headers: dict, tally: Tally) -> None:
     """Send ``EXAMPLES`` generated requests to ``operation``; each in a savepoint rolled back after it."""
 
@@ -169,17 +185,7 @@ def fuzz(operation, mode: GenerationMode, fixed: dict | None, cookies: dict, hea
     def send(case) -> None:
         with transaction.atomic():
             response = case.call(cookies=cookies, headers=headers)
-            tally.sent[operation.label] += 1
-            for checks, hard in ((HARD_CHECKS, True), (SOFT_CHECKS, False)):
-                try:
-                    case.validate_response(response, checks=checks, headers=headers)
-                except (AssertionError, BaseExceptionGroup) as exc:
-                    for failure in exc.exceptions if isinstance(exc, BaseExceptionGroup) else [exc]:
-                        if hard:
-                            key = (f"{operation.label} ({mode.value})", type(failure).__name__)
-                            tally.failures.setdefault(key, f"{failure}\n{case.as_curl_command()}")
-                        else:
-                            tally.soft[type(failure).__name__] += 1
+            judge(case, response, HARD_CHECKS, headers, tally, mode.value)
             transaction.set_rollback(True)
 
     send()
@@ -262,18 +268,9 @@ def test_chained_requests_keep_the_schemas_promises(alice, client, wsgi_app, end
             return {"cookies": cookies, "headers": headers}
 
         def validate_response(self, response, case, additional_checks=None, **kwargs):
-            tally.sent[case.operation.label] += 1
-            checks = [*HARD_CHECKS, use_after_free, ensure_resource_availability]
-            for group, hard in ((checks, True), (SOFT_CHECKS, False)):
-                try:
-                    case.validate_response(response, checks=group, headers=headers)
-                except (AssertionError, BaseExceptionGroup) as exc:
-                    for failure in exc.exceptions if isinstance(exc, BaseExceptionGroup) else [exc]:
-                        if hard:
-                            key = (f"{case.operation.label} (stateful)", type(failure).__name__)
-                            tally.failures.setdefault(key, f"{failure}\n{case.as_curl_command()}")
-                        else:
-                            tally.soft[type(failure).__name__] += 1
+            judge(
+                case, response, [*HARD_CHECKS, use_after_free, ensure_resource_availability], headers, tally, "chained"
+            )
 
     transitions = schema.statistic.transitions.total
     started = time.monotonic()

@@ -14,7 +14,6 @@ Its Redis is database 11 of REDIS_URL's server, else a redis-server of its own (
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
 import subprocess
 import sys
@@ -25,7 +24,7 @@ import pytest
 from django.utils import timezone
 
 from health.models import DailyReport, Notification
-from tests.chaos.processes import ROOT, database_url, kill_group, wait_for
+from tests.chaos.processes import ROOT, app_environment, kill_group, wait_for
 from tests.local_redis import redis_database
 
 VISIBILITY_TIMEOUT = 30  # the smallest the settings accept (CELERY_VISIBILITY_TIMEOUT)
@@ -76,17 +75,12 @@ def test_a_report_task_killed_with_its_worker_is_redelivered_and_recorded_once(a
 
     hold, reached = tmp_path / "hold", tmp_path / "reached"
     hold.touch()
-    env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "CELERY_TASK_ALWAYS_EAGER"}}
-    env.update(
-        DJANGO_SETTINGS_MODULE="backend.settings",
-        SECRET_KEY="tests-only-not-secret",
-        DATA_DIR=str(tmp_path),
-        DATABASE_URL=database_url(),
-        REDIS_URL=redis_url,
+    env = app_environment(
+        tmp_path,
+        redis_url,
         CELERY_VISIBILITY_TIMEOUT=str(VISIBILITY_TIMEOUT),
         CHAOS_HOLD=str(hold),
         CHAOS_REACHED=str(reached),
-        PYTHONUNBUFFERED="1",
     )
     assert shutil.which("celery", path=str(Path(sys.executable).parent))  # the venv's Celery
     day = timezone.localdate() - dt.timedelta(days=1)

@@ -26,19 +26,10 @@ from tests.health.test_sos_worker_death import (
     end_through_the_broker,
     held_sos_past_its_countdown,
 )
-from tests.local_redis import LocalRedis
 
 WORST_DELAY_TARGET = 20.0  # the SOS sweep runs every 5 s and takes up a message idle for 4 s
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def broker(tmp_path):
-    """Always a server of the test's own, whatever REDIS_URL says: this test kills it."""
-    server = LocalRedis(tmp_path)
-    yield server
-    server.kill()
 
 
 @pytest.fixture

@@ -27,7 +27,6 @@ from tests.agents.helpers import told
 from tests.chaos.processes import ROOT, app_environment, kill_group, start_celery_worker, wait_for
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
 from tests.health.test_prescription_reading import photo
-from tests.local_redis import LocalRedis
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -46,14 +45,6 @@ with open(sys.argv[2], "rb") as handle:
 print(json.dumps({"chat": chat.pk, "chat_status": chat.status, "prescription": prescription.pk,
                   "prescription_status": prescription.parse_status, "seconds": time.monotonic() - began}))
 """
-
-
-@pytest.fixture
-def broker(tmp_path):
-    """Always a server of the test's own, whatever REDIS_URL says: this test kills it."""
-    server = LocalRedis(tmp_path)
-    yield server
-    server.kill()
 
 
 @pytest.fixture
