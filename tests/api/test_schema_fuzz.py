@@ -108,6 +108,15 @@ def wsgi_app():
 
 
 @pytest.fixture
+def signed_in(alice, client, wsgi_app):
+    """The schema, served by the WSGI app, and alice's session cookie and CSRF token for requests."""
+    client.force_login(alice)
+    csrf = _get_new_csrf_string()
+    cookies = {"sessionid": client.cookies["sessionid"].value, "csrftoken": csrf}
+    return schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app), cookies, {"X-CSRFToken": csrf}
+
+
+@pytest.fixture
 def endless_model(settings):
     """A chat that reaches the model ends at once (a turn may run inline under eager Celery)."""
     settings.AGENT_BACKEND = "scripted"
@@ -191,16 +200,12 @@ def fuzz(operation, mode: GenerationMode, fixed: dict | None, cookies: dict, hea
     send()
 
 
-def test_every_operation_survives_generated_requests(alice, client, wsgi_app, endless_model):
+def test_every_operation_survives_generated_requests(alice, signed_in, endless_model):
     """GIVEN alice signed in with one object of every kind
     WHEN schemathesis sends generated valid and invalid requests to every operation of the schema
     THEN none answers 5xx, every documented answer matches its schema, and every 4xx is JSON."""
     world = alice_world(alice)
-    client.force_login(alice)
-    csrf = _get_new_csrf_string()
-    cookies = {"sessionid": client.cookies["sessionid"].value, "csrftoken": csrf}
-    headers = {"X-CSRFToken": csrf}
-    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app)
+    schema, cookies, headers = signed_in
 
     tally = Tally()
     started = time.monotonic()
@@ -237,7 +242,7 @@ STATEFUL_SCENARIOS = int(os.environ.get("SCHEMA_FUZZ_SCENARIOS", "30"))
 STATEFUL_STEPS = 6
 
 
-def test_chained_requests_keep_the_schemas_promises(alice, client, wsgi_app, endless_model):
+def test_chained_requests_keep_the_schemas_promises(alice, signed_in, endless_model):
     """GIVEN alice signed in
     WHEN schemathesis chains requests by the links it infers from the schema (what one operation
     creates, the next reads, changes or deletes)
@@ -246,11 +251,7 @@ def test_chained_requests_keep_the_schemas_promises(alice, client, wsgi_app, end
     from schemathesis.specs.openapi.checks import ensure_resource_availability, use_after_free
 
     alice_world(alice)
-    client.force_login(alice)
-    csrf = _get_new_csrf_string()
-    cookies = {"sessionid": client.cookies["sessionid"].value, "csrftoken": csrf}
-    headers = {"X-CSRFToken": csrf}
-    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app)
+    schema, cookies, headers = signed_in
     tally = Tally()
 
     class Chained(schema.as_state_machine()):
