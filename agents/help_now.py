@@ -178,7 +178,7 @@ REQUEST = [
     _r(r"\b(?:nearest|nearby|closest)\s+ambulance\b|\bambulance\s+(?:nearby|near me|near here|near us)\b"),
     # "call 911", "dial 999", "call emergency services", "get the paramedics"
     _r(
-        r"\b(?:call|dial|ring|phone|contact|get|need|send)\s+(?:an?\s+|the\s+|some\s+)?"
+        r"\b(?:call|dial|ring|phone|contact|get|need|send)\s+(?:(?:me|us|him|her|them)\s+)?(?:an?\s+|the\s+|some\s+)?"
         r"(?:911|999|112|108|102|000|emergency services|emergency(?!\s*contact)|paramedics?)\b"
     ),
     # "this is an emergency", "medical emergency", "emergency!"; not the contact, the number or the
@@ -337,6 +337,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:took|taken|swallowed|ate|had)\s+(?:[1-9]\d+|a handful of|loads of|lots of|a bunch of|"
             r"all of (?:my|his|her|the))\b"
+        ),
+        # "swallowed a bottle of pills", "took a whole pack of paracetamol tablets"; not "a bottle of water"
+        _r(
+            rf"\b(?:took|taken|swallowed|ate|eaten|had)\s+an?\s+(?:(?:full|whole|entire)\s+)?"
+            rf"(?:bottle|pack|packet|box|strip|tub)\s+of\b{_S}{{0,25}}\b(?:pills|tablets|capsules|meds|"
+            r"medicines?|medications?|painkillers|paracetamol|ibuprofen|aspirin|insulin)\b"
         ),
     ],
     # injuries that need an ambulance whatever else is said

@@ -102,6 +102,9 @@ EMERGENCIES = [
     "I took 20 paracetamol",
     "someone's been stabbed",
     "I collapsed and can't get up",
+    "help my son swallowed a bottle of pills",
+    "he swallowed a whole pack of paracetamol",
+    "get me a paramedic",
     # a cry for help in another language: the SOS, not the English-only reply
     "Llamen una ambulancia, por favor",
     "Au secours, mon mari ne respire plus",
@@ -162,6 +165,9 @@ NOT_EMERGENCIES = [
     "my face is swollen near my ears",
     "I can't breathe when I lie flat",
     "Amlodipine 5 mg OD, remind me every morning",  # OD: once daily
+    "I drank a bottle of water",
+    "I had a bottle of wine last night",
+    "can you get me a doctor appointment",
 ]
 
 
