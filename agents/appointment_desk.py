@@ -77,12 +77,14 @@ _MOVE_VERB = (
 )
 # The verb must act on the appointment ("move it", "change my appointment", "push the dentist back"):
 # "my symptoms changed since my last appointment" is a complaint, not a request to move it.
-_THE_APPOINTMENT = rf"(?:{_APPOINTMENT}|it|that|this|one|(?:the|my)\s+\w+(?:ist|ian|or|er)s?|{_DAYS}'?s)"
+# An appointment named by its time: "my 9am", "the 3 o'clock", "my 10:30 one".
+_AT_TIME = r"(?:the|my)\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)"
+_THE_APPOINTMENT = rf"(?:{_APPOINTMENT}|it|that|this|one|(?:the|my)\s+\w+(?:ist|ian|or|er)s?|{_DAYS}'?s|{_AT_TIME})"
 # Words between the verb and its object: not a preposition ("changed since my last appointment").
 _BETWEEN = r"(?!(?:since|after|before|from|during|because|when|as|at|than|of|for)\b)\w+"
 _MOVE = re.compile(
     rf"\b{_MOVE_VERB}\s+(?:{_BETWEEN}\s+){{0,6}}?{_THE_APPOINTMENT}\b"
-    rf"|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,3}}?(?:be\s+)?(?:moved|changed|rescheduled|postponed|pushed|brought)\b"
+    rf"|(?:\b{_APPOINTMENT}|{_AT_TIME})\s+(?:\w+\s+){{0,3}}?(?:be\s+)?(?:moved|changed|rescheduled|postponed|pushed|brought)\b"
     r"|(?<!every )\b(?:another|a different|other|new)\s+(?:time|day|date|slot)\b"
     # "change the time of my appointment", "make my appointment a bit later"
     rf"|\bchang\w*\s+the\s+(?:time|day|date)\s+(?:of|for)\s+(?:{_BETWEEN}\s+){{0,3}}?{_THE_APPOINTMENT}\b"
@@ -105,9 +107,11 @@ _HAS = re.compile(
     rf"|\b(?:do|did|have)\s+i\s+(?:have|got)\s+(?:anything|something|any\w*)\s+(?:booked|scheduled|coming up)\b"
     rf"|\b{_DAYS}'?s\s+(?:\w+\s+)?{_APPOINTMENT}\b|\bam i booked(?: in)?\b"
     rf"|\bwhat(?:'s| is| have i got| do i have)\s+booked\b"
-    rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b"
+    rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b|\b{_AT_TIME}\b"
     # "did you book me in with the urologist", "can you check if I have an appointment", "mum's appointment"
     r"|\b(?:did|have|has)\s+(?:you|they|someone|anyone)\s+(?:book|booked)\s+(?:me|us|him|her)\b"
+    # "did I book something for Friday?", "have I booked anything": what was booked, not a new booking
+    r"|\b(?:did\s+i\s+book|have\s+i\s+booked|had\s+i\s+booked)\s+(?:something|anything)\b"
     rf"|\b(?:if|whether)\s+(?:i|we)\s+(?:have|'ve got|got|have got)\s+(?:an?y?|some)?\s*"
     rf"(?:[\w']+\s+){{0,2}}?{_APPOINTMENT}\b"
     rf"|\b(?:his|her|their|[a-z]+'s)\s+(?:\w+\s+)?{_APPOINTMENT}\b"

@@ -64,6 +64,10 @@ READS = [
     ("can I have a later appointment", desk.RESCHEDULE),
     ("swap my appointment to monday", desk.RESCHEDULE),
     ("I'd like to cancel the physio", desk.CANCEL),
+    # an appointment named by its time; a question about what was booked
+    ("can my 9am be changed to later in the day", desk.RESCHEDULE),
+    ("change my 3pm to 4pm", desk.RESCHEDULE),
+    ("did I book something for Friday?", desk.LIST),
 ]
 
 NOT_THE_DESK = [
@@ -83,6 +87,10 @@ NOT_THE_DESK = [
     "any dermatologist appointments free on friday?",
     "remove my evening reminder",
     "I take metformin every other day, can you set that up",
+    "can I change my 9am pills to the evening",
+    "move my 8am dose to 9",
+    "can you book me at 9am tomorrow",
+    "can I book something for Friday?",
 ]
 
 
