@@ -22,9 +22,10 @@ medicine), and whose ``expect`` says what must happen:
   readings from your watch …");
 - medicines_today: the medicine the request names (else one of a few) at 08:00 and 22:00; the
   reply names it, nothing is created;
-- medicines_taken: the same; nothing is created or stored and the reply is about a dose. The setup's
-  medication has no dose records yet (the dispatcher has not run), so no dose can be marked taken:
-  the case checks that the request is answered from the records, not that a dose was marked;
+- medicines_taken: the medicine the request names (else one of a few) with one dose today, at the
+  clock time or part of the day the request names (else 08:00), its reminder gone out (``sent``);
+  after the simulated user's "Yes." that dose is marked taken (``taken`` 1), nothing is booked or
+  stored, and the reply says "taken". Run before that time of day, the case cannot be set up;
 - medicines_photo: nothing is created and the reply points to the Medications page;
 - medicines_reminder: a reminder with the medicine, times a day and dose the request says (``null``:
   none said; a strength such as "500mg" is not a dose and is not checked). Only requests that set a
@@ -178,6 +179,24 @@ MEDICINES = {
 _MEDICINE_POOL = ("Metformin", "Atorvastatin", "Lisinopril", "Levothyroxine", "Omeprazole")
 # A morning dose, and one late enough to be still to come when a case runs in the day.
 DOSE_TIMES = ("08:00", "22:00")
+# A typical time of each part of the day a patient names a dose by (a medicines_taken setup).
+DOSE_PART_TIMES = {
+    "morning": "08:00",
+    "breakfast": "08:00",
+    "lunchtime": "13:00",
+    "lunch": "13:00",
+    "midday": "12:00",
+    "noon": "12:00",
+    "afternoon": "14:00",
+    "evening": "19:00",
+    "dinner": "19:00",
+    "supper": "19:00",
+    "tonight": "21:00",
+    "nighttime": "21:00",
+    "night": "21:00",
+    "bedtime": "21:00",
+}
+_DOSE_PART = re.compile(rf"\b({'|'.join(DOSE_PART_TIMES)})\b", re.I)
 # requests._FREQS -> doses a day (None: not a daily schedule, no reminder to check).
 TIMES_PER_DAY = {
     "twice a day": 2,
@@ -439,9 +458,22 @@ def _medicines_today(drawn: Drawn, rng: random.Random) -> Built:
     return Built(setup, {**_nothing_made(), "reply_mentions": [name]})
 
 
+def _taken_time(drawn: Drawn) -> str:
+    """The time of the dose a "taken" request is about: the clock it names, else a typical time of the
+    part of the day it names, else the morning's."""
+    time = drawn.slot("time")
+    if time is not None:
+        return f"{HOURS[time]:02d}:00"
+    part = _DOSE_PART.search(drawn.filled)
+    return DOSE_PART_TIMES[part.group(1).lower()] if part else DOSE_TIMES[0]
+
+
 def _medicines_taken(drawn: Drawn, rng: random.Random) -> Built:
-    setup = {"medications": [{"name": _medication(drawn, rng), "times": list(DOSE_TIMES)}]}
-    return Built(setup, {**_nothing_made(), "reply_mentions": ["dose"]})
+    # One dose, today's, its reminder gone out: what the request says was taken. After the simulated
+    # "Yes." to "Mark your … dose as taken?" it is recorded taken, and the reply says so.
+    time = _taken_time(drawn)
+    setup = {"medications": [{"name": _medication(drawn, rng), "times": [time], "sent": [time]}]}
+    return Built(setup, {"booked": False, "stored_symptoms": False, "taken": 1, "reply_mentions": ["taken"]})
 
 
 def _medicines_photo(drawn: Drawn, rng: random.Random) -> Built:

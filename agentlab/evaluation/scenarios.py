@@ -43,7 +43,10 @@ before the first message, so the assistant finds a patient with a past:
   generated case that names a weekday is set up on it whatever day it runs.
 - ``medications``: ``[{"name", "times": ["HH:MM", ...]}]``, each scheduled with
   a reminder at each time (``health.scheduler.schedule.schedule_medication``,
-  the path of the chat's reminder tool).
+  the path of the chat's reminder tool). ``"sent": ["HH:MM", ...]`` (some of
+  its times) adds today's dose at each of those times with its reminder gone
+  out, as the dispatcher leaves it (state ``sent``): a dose the patient can
+  say they took. A time still to come today fails the setup.
 - ``vitals_days``: that many days, up to now, of the watch simulator's
   ``normal`` readings (``health.simulator``), one every
   :data:`VITALS_INTERVAL_SECONDS`, on a simulated watch of the patient's.
@@ -66,6 +69,8 @@ check it gives holds:
 - ``specializations``: that specialization is one of them;
 - ``booked``: whether the run booked an appointment (one that holds its slot);
 - ``cancelled``: how many of the patient's appointments are cancelled after the run;
+- ``taken``: how many of the patient's doses are marked taken after the run
+  (the setup's ``sent`` doses are all still open);
 - ``rescheduled``: whether a setup appointment now has another slot than at setup;
 - ``reminder``: ``{"name", "times_per_day", "dose"}``: a medication created
   during the run has that name (case-insensitive; two names of one medicine in
@@ -131,6 +136,7 @@ from health.models import (
     Alert,
     Appointment,
     Device,
+    DoseEvent,
     Medication,
     Notification,
     OutboundMessage,
@@ -165,6 +171,7 @@ EXPECT_KEYS = (
     "specializations",
     "booked",
     "cancelled",
+    "taken",
     "rescheduled",
     "reminder",
     "sos",
@@ -232,6 +239,7 @@ class CaseResult:
     setup: dict[str, Any] = field(default_factory=dict)
     # The observed values the expect keys are checked against (see the module docstring).
     cancelled: int = 0
+    taken: int = 0  # the patient's doses marked taken (the setup's are all still open)
     rescheduled: bool = False
     medications: list[dict[str, Any]] = field(default_factory=list)  # created during the run
     sos: bool = False
@@ -342,11 +350,15 @@ def _setup(value: Any, where: str) -> dict[str, Any]:
     medications = []
     for index, item in enumerate(_list(setup.get("medications", []), where, "setup.medications")):
         name = f"setup.medications[{index}]"
-        item = _object(item, where, name, ("name", "times"), ("name", "times"))
+        item = _object(item, where, name, ("name", "times", "sent"), ("name", "times"))
         times = _strings(item["times"], where, f"{name}.times")
         if not times or not all(_CLOCK.match(time) for time in times) or len(set(times)) != len(times):
             raise CaseError(f"{where}: {name + '.times'!r} must list different times of day as HH:MM (24 hours).")
-        medications.append({"name": _text(item["name"], where, f"{name}.name"), "times": sorted(times)})
+        sent = _strings(item.get("sent", []), where, f"{name}.sent")
+        if not set(sent) <= set(times) or len(set(sent)) != len(sent):
+            raise CaseError(f"{where}: {name + '.sent'!r} must list some of its times, each once.")
+        medication = {"name": _text(item["name"], where, f"{name}.name"), "times": sorted(times)}
+        medications.append({**medication, "sent": sorted(sent)} if sent else medication)
     vitals_days = _whole(setup.get("vitals_days", 0), where, "setup.vitals_days", 0, MAX_VITALS_DAYS)
     return {"appointments": appointments, "medications": medications, "vitals_days": vitals_days}
 
@@ -356,6 +368,8 @@ def _expectations(expect: dict, where: str) -> dict[str, Any]:
     checked: dict[str, Any] = {}
     if "cancelled" in expect:
         checked["cancelled"] = _whole(expect["cancelled"], where, "expect.cancelled", 0)
+    if "taken" in expect:
+        checked["taken"] = _whole(expect["taken"], where, "expect.taken", 0)
     for key in ("rescheduled", "sos", "stored_symptoms", "refused"):
         if key in expect:
             checked[key] = _flag(expect[key], where, f"expect.{key}")
@@ -696,8 +710,29 @@ def make_setup(case: Case, user, now: dt.datetime | None = None) -> dict[str, An
         except ScheduleError as exc:
             raise SetupError(f"setup medication {item['name']!r}: {exc}") from exc
         made["medications"].append(medication.name)
+        made.setdefault("doses_sent", 0)
+        made["doses_sent"] += _setup_sent_doses(user, medication, item.get("sent", ()), now)
     if case.setup.get("vitals_days"):
         made["vital_readings"] = _setup_vitals(user, case.setup["vitals_days"], now)
+    return made
+
+
+def _setup_sent_doses(user, medication: Medication, times: Iterable[str], now: dt.datetime) -> int:
+    """Today's dose of ``medication`` at each of ``times`` (the patient's zone), its reminder sent at
+    the due time, as the dispatcher records it (health.scheduler.dispatch)."""
+    zone = patient_zone(user)
+    today = now.astimezone(zone).date()
+    made = 0
+    for clock in times:
+        at = dt.time.fromisoformat(clock)
+        due = dt.datetime.combine(today, at, tzinfo=zone)
+        if due > now:
+            raise SetupError(f"setup medication {medication.name!r}: the {clock} dose is not due yet today")
+        reminder = medication.reminders.get(time_of_day=at)
+        DoseEvent.objects.create(
+            user=user, reminder=reminder, due_at=due, due_on=today, state=DoseEvent.State.SENT, sent_at=due
+        )
+        made += 1
     return made
 
 
@@ -802,6 +837,8 @@ def _checks(case: Case, result: CaseResult) -> dict[str, bool]:
         checks["cancelled"] = result.cancelled == expect["cancelled"]
     if "rescheduled" in expect:
         checks["rescheduled"] = result.rescheduled == expect["rescheduled"]
+    if "taken" in expect:
+        checks["taken"] = result.taken == expect["taken"]
     if "reminder" in expect:
         checks["reminder"] = any(reminder_matches(expect["reminder"], made) for made in result.medications)
     if "sos" in expect:
@@ -843,6 +880,7 @@ def _outcome(case: Case, user, conversation: Conversation, result: CaseResult, b
         for message in OutboundMessage.objects.filter(user=user).exclude(pk__in=baseline.outbox).order_by("pk")
     ]
     result.cancelled = Appointment.objects.filter(user=user, state=Appointment.State.CANCELLED).count()
+    result.taken = DoseEvent.objects.filter(user=user, state=DoseEvent.State.TAKEN).count()
     now_slots = dict(Appointment.objects.filter(pk__in=baseline.appointment_slots).values_list("pk", "slot_id"))
     result.rescheduled = any(now_slots.get(pk) != slot for pk, slot in baseline.appointment_slots.items())
     result.medications = [

@@ -285,6 +285,36 @@ def test_a_setup_medication_is_no_reminder_of_the_run(tmp_path, directory):
     assert result["checks"] == {"reminder": False, "refused": True}
 
 
+def test_a_sent_dose_is_marked_taken_after_the_yes_and_counted(tmp_path, directory):
+    # 00:00 has passed whenever the test runs; the desk answers without the model.
+    setup = {"medications": [{"name": "Metformin", "times": ["00:00", "23:59"], "sent": ["00:00"]}]}
+    message = "I've taken my metformin"
+    cases = [
+        {"id": "yes", "message": message, "setup": setup, "expect": {"taken": 1, "reply_mentions": ["taken"]}},
+        {"id": "no", "message": message, "setup": setup, "consent": False, "expect": {"taken": 1}},
+    ]
+    yes, no = run(tmp_path, cases, ScriptedBackend())["cases"]
+
+    assert yes["setup"]["doses_sent"] == 1 and yes["model_calls"] == 0
+    assert yes["taken"] == 1 and yes["checks"] == {"taken": True, "reply_mentions": True}, yes["error"]
+    assert no["taken"] == 0 and no["checks"] == {"taken": False}
+
+
+def test_a_sent_dose_still_to_come_today_fails_the_setup(tmp_path, directory):
+    now = timezone.now().astimezone(LOS_ANGELES)
+    if (now.hour, now.minute) >= (23, 58):
+        pytest.skip("the day is over in the scenario user's zone")
+    later = "23:59"
+    case = {
+        "id": "early",
+        "message": "I've taken my metformin",
+        "setup": {"medications": [{"name": "Metformin", "times": [later], "sent": [later]}]},
+        "expect": {"taken": 1},
+    }
+    result = run(tmp_path, [case], ScriptedBackend())["cases"][0]
+    assert result["status"] == "setup_failed" and f"the {later} dose is not due yet today" in result["error"]
+
+
 def test_an_emergency_starts_the_sos_and_the_reply_says_so(tmp_path, directory):
     message = "Call an ambulance, my husband collapsed and is not breathing!"
     expect = {"sos": True, "refused": False, "stored_symptoms": False}
@@ -368,6 +398,8 @@ VALID = '{"id": "ok", "message": "hi"}'
         ({"setup": {"appointments": [{"specialization": "", "in_days": 1, "hour": 9}]}}, "specialization' must be"),
         ({"setup": {"medications": [{"name": "Metformin", "times": ["8am"]}]}}, "times' must list"),
         ({"setup": {"medications": [{"name": "Metformin", "times": "08:00"}]}}, "must be a list of strings"),
+        ({"setup": {"medications": [{"name": "M", "times": ["08:00"], "sent": ["09:00"]}]}}, "sent' must list some"),
+        ({"expect": {"taken": -1}}, "'expect.taken' must be a whole number"),
         ({"setup": {"vitals_days": True}}, "'setup.vitals_days' must be a whole number"),
         ({"setup": {"vitals_days": 31}}, "'setup.vitals_days' must be a whole number from 0 to 30"),
         ({"expect": {"canceled": 1}}, "'expect' has unknown key(s) canceled"),

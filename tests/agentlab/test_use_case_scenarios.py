@@ -91,7 +91,12 @@ def test_the_setups_are_valid_and_match_the_expectations(tmp_path):
         elif case.category == "medicines_today":
             (medication,) = case.setup["medications"]
             assert expect["reply_mentions"] == [medication["name"]] and expect["refused"] is True
-        elif case.category in ("medicines_taken", "medicines_photo"):
+        elif case.category == "medicines_taken":
+            (medication,) = case.setup["medications"]
+            assert medication["sent"] == medication["times"] and len(medication["times"]) == 1
+            assert expect == {"stored_symptoms": False, "taken": 1, "reply_mentions": ["taken"]}
+            assert case.booked is False
+        elif case.category == "medicines_photo":
             assert expect["refused"] is True and expect["stored_symptoms"] is False
         elif case.category == "medicines_reminder":
             reminder = expect["reminder"]
@@ -166,6 +171,17 @@ def test_the_setup_and_the_expectations_are_read_from_the_request():
     assert (
         remind(_drawn("remind {rel} to take {med} {freq}", rel="my dad", med="aspirin", freq="at night"), rng) is None
     )
+
+    taken = generated.BUILDERS["medicines_taken"]
+
+    def dose_of(built) -> tuple[str, list[str]]:
+        (medication,) = built.setup["medications"]
+        return medication["name"], medication["sent"]
+
+    assert dose_of(taken(_drawn("I took the {part} dose", part="evening"), rng))[1] == ["19:00"]
+    assert dose_of(taken(_drawn("had my bedtime tablets"), rng))[1] == ["21:00"]
+    assert dose_of(taken(_drawn("I've taken my {med}", med="metformin"), rng)) == ("Metformin", ["08:00"])
+    assert dose_of(taken(_drawn("took my {med} at {time}", med="aspirin", time="2pm"), rng)) == ("Aspirin", ["14:00"])
 
     disease = next(d for d in DISEASES if d.first_contact)
     complaint = requests.Drawn("my knee hurts", "my knee hurts", "formal", (("disease", disease.name),))
