@@ -25,6 +25,49 @@ _KEPT = frozenset(
 )
 
 
+# Texting shorthand: short forms no typo distance reaches (one or two letters of a three-letter word
+# is no "typo"), some of them English words of their own ("wat", "r"), so the typo reading keeps them.
+# Whole words only, and only forms that mean one thing in a patient's message to a health assistant.
+SHORTHAND = {
+    "u": "you",
+    "ur": "your",
+    "r": "are",
+    "wat": "what",
+    "wot": "what",
+    "wht": "what",
+    "hav": "have",
+    "fr": "for",
+    "wen": "when",
+    "whn": "when",
+    "hw": "how",
+    "nxt": "next",
+    "abt": "about",
+    "tmrw": "tomorrow",
+    "tmrrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmw": "tomorrow",
+    "2moro": "tomorrow",
+    "2morrow": "tomorrow",
+    "tdy": "today",
+    "tday": "today",
+    "2day": "today",
+    "tnite": "tonight",
+    "tonite": "tonight",
+    "2nite": "tonight",
+    "wk": "week",
+    "b4": "before",
+    "pls": "please",
+    "plz": "please",
+}
+_SHORTHAND = re.compile(r"(?<![\w'])(" + "|".join(sorted(SHORTHAND, key=len, reverse=True)) + r")(?![\w'])", re.I)
+
+
+def shorthand_read(text: str) -> str:
+    """``text`` with texting shorthand written out ("wat pills do i take 2day" -> "what pills do i take
+    today")."""
+    return _SHORTHAND.sub(lambda match: SHORTHAND[match.group(1).lower()], text)
+
+
 def without_opening(text: str) -> str:
     """``text`` without the greeting or filler in front of the request ("Hi there. how did I sleep",
     "sorry to bother you but when is my next dose"): the desks' questions are read from their start."""
@@ -59,5 +102,7 @@ _OPENING_WORDS = ("hello", "hey", "there", "morning", "evening", "sorry", "bothe
 
 
 def prepared(message: str, vocabulary: tuple[str, ...]) -> str:
-    """``message`` as a desk reads it: one space between words, typos read, the opening taken off."""
-    return without_opening(typos_read(" ".join(str(message).split()), vocabulary + _OPENING_WORDS))
+    """``message`` as a desk reads it: one space between words, shorthand written out, typos read, the
+    opening taken off."""
+    text = shorthand_read(" ".join(str(message).split()))
+    return without_opening(typos_read(text, vocabulary + _OPENING_WORDS))

@@ -289,6 +289,16 @@ def _asks_about_today(text: str) -> bool:
     return False
 
 
+# "my meds for today?", "today's tablets please": the day's list asked for without a verb or a
+# question word (a statement about them, "my pills for today are making me dizzy", is not one).
+_BARE_TODAY = re.compile(
+    rf"^\W*(?:(?:my|all my)\s+(?:\w+\s+){{0,2}}?{_PILL}\s+(?:for\s+)?"
+    r"(?:today|tonight|this (?:morning|afternoon|evening))"
+    rf"|(?:today'?s|tonight'?s)\s+(?:\w+\s+){{0,2}}?{_PILL})\W*(?:please|pls|thanks)?\W*$",
+    re.I,
+)
+
+
 # The questions of _TODAY_ASKS that need no medicine word: "what do I take today", "what are my reminders".
 _ASKS_WHAT_IS_DUE = re.compile(
     r"^\W*(?:what\s+(?:do|should|must|have|am)\s+i\b|.*\bdue\b|.*\breminders\b|.*\bleft\s+to\s+take\b|"
@@ -318,7 +328,7 @@ def read(message: str) -> MedicineRequest | None:
         kind = DOSE_TAKEN
     elif _QUESTION.search(text) and _asks_about_today(text) and not _ABOUT_A_MEDICINE.search(text):
         kind = DOSES_TODAY
-    elif _HOW_MANY_TODAY.search(text):
+    elif _HOW_MANY_TODAY.search(text) or _BARE_TODAY.search(text):
         kind = DOSES_TODAY
     if kind is None:
         return None

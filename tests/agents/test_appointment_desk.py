@@ -68,6 +68,8 @@ READS = [
     ("can my 9am be changed to later in the day", desk.RESCHEDULE),
     ("change my 3pm to 4pm", desk.RESCHEDULE),
     ("did I book something for Friday?", desk.LIST),
+    ("wat apointments do i hav", desk.LIST),
+    ("wen is my nxt appt", desk.LIST),
 ]
 
 NOT_THE_DESK = [

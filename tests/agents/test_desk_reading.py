@@ -2,7 +2,7 @@
 
 import pytest
 
-from agents.desk_reading import prepared, typos_read, without_opening
+from agents.desk_reading import prepared, shorthand_read, typos_read, without_opening
 
 WORDS = ("appointment", "cancel", "can", "make", "come", "want", "when", "tuesday")
 
@@ -40,3 +40,21 @@ def test_the_greeting_in_front_is_taken_off(text, asked):
 
 def test_prepared_reads_typos_joins_spaces_and_drops_the_opening():
     assert prepared("hello   cancle  my\napointment", WORDS) == "cancel my appointment"
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("wat pills do i take 2day", "what pills do i take today"),
+        ("wen is my nxt appt tmrw", "when is my next appt tomorrow"),
+        ("r u able to move it b4 friday pls", "are you able to move it before friday please"),
+        ("my meds fr tonite", "my meds for tonight"),
+    ],
+)
+def test_texting_shorthand_is_written_out(typed, read):
+    assert shorthand_read(typed) == read
+
+
+@pytest.mark.parametrize("text", ["your appointment", "turn it off", "a frame", "my ward", "u2 tickets", "Wattage"])
+def test_shorthand_is_read_only_as_whole_words(text):
+    assert shorthand_read(text) == text

@@ -60,6 +60,11 @@ READS = [
     ("can I upload a picture of my prescription", desk.PHOTO),
     ("how do I upload my prescription", desk.PHOTO),
     ("can i send you a pic of my prescripton", desk.PHOTO),
+    # the day's list asked for without a verb, and in texting shorthand
+    ("my meds for today?", desk.DOSES_TODAY),
+    ("today's tablets please", desk.DOSES_TODAY),
+    ("my blood pressure pills for today", desk.DOSES_TODAY),
+    ("wat pils do i take 2day", desk.DOSES_TODAY),
 ]
 
 NOT_THE_DESK = [
@@ -92,6 +97,8 @@ NOT_THE_DESK = [
     "what pills should I take for a headache",
     "my metformin dose was changed",
     "stop my metformin",
+    "my pills for today are making me dizzy",
+    "I need my meds for today refilled",
 ]
 
 
