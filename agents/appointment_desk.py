@@ -162,7 +162,11 @@ _COME_OTHER_TIME = re.compile(
     r"|\bprefer\b[^.?!]*\binstead\b"
     rf"|\b(?:swap|switch)\s+(?:it\s+)?to\s+(?:the\s+)?(?:{_DAYS}|morning|afternoon|evening)\b"
     rf"|\b(?:an?)\s+(?:later|earlier|sooner)\s+{_APPOINTMENT}\b"
-    r"|\bis\s+there\s+(?:anything|something)\s+(?:on|for)\s+[^.?!]*\binstead\b",
+    r"|\bis\s+there\s+(?:anything|something)\s+(?:on|for)\s+[^.?!]*\binstead\b"
+    # "the time you gave me doesn't work, anything later?", "9am doesn't suit me, anything earlier?"
+    rf"|(?:\b(?:time|slot|day|date|{_APPOINTMENT})\b|\b\d{{1,2}}\s*(?:am|pm)\b)[^.?!]*?"
+    r"\b(?:doesn'?t|does not|won'?t|will not|don'?t|do not)\s+(?:work|suit)\b[^.?!]*"
+    r"\b(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)\b",
     re.I,
 )
 _MY_DAY = re.compile(rf"\b{_DAYS}'s\b", re.I)

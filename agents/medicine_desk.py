@@ -109,8 +109,8 @@ _NEGATED = re.compile(
 # --- photo: "I have a photo of my prescription", "can I upload my prescription" -------------
 _PRESCRIPTION = r"(?:prescriptions?|script|rx)"
 _PHOTO = re.compile(
-    rf"\b(?:photos?|pictures?|pics?|images?|scans?|scanned|snaps?|snapshot|photograph\w*|camera|upload\w*|attach\w*)\b"
-    rf"[^.?!]*\b{_PRESCRIPTION}\b"
+    rf"\b(?:photos?|pictures?|pics?|images?|scans?|scanned|snaps?|snapped|snapshot|photograph\w*|camera|upload\w*|"
+    rf"attach\w*)\b[^.?!]*\b{_PRESCRIPTION}\b"
     rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:photos?|pictures?|pics?|images?|scans?|scanned|snap|photograph\w*|upload\w*|"
     rf"attach\w*)\b"
     rf"|\b(?:add|enter|put in|type in|send you|give you|show you)\s+(?:a|my|the|this|new|a new)\s+{_PRESCRIPTION}\b"
@@ -118,6 +118,9 @@ _PHOTO = re.compile(
     rf"|\b(?:reminders?|alarms?|doses?|schedule)\s+(?:\w+\s+){{0,2}}?(?:from|off|using|based on)\s+"
     rf"(?:my|the|this|a|his|her)\s+(?:new\s+)?{_PRESCRIPTION}\b"
     rf"|\bread\s+(?:my|the|this|a|his|her)\s+(?:new\s+)?{_PRESCRIPTION}\b"
+    # "can I add my medicines by taking a photo": the list comes from a photographed prescription
+    r"|\b(?:add|enter|put in|set up|load)\s+(?:all\s+)?(?:my|the)\s+(?:medicines?|medications?|meds|pills|tablets)\b"
+    r"[^.?!]*\b(?:photos?|pictures?|pics?|snaps?|camera|scan\w*)\b"
     # "I've got a new prescription, how do I add it", "how do I put my prescription in the app"
     rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\b"
     rf"|\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\s+(?:in\s+)?"
@@ -191,7 +194,8 @@ _TODAY_ASKS = (
     ),
     # "what do I take today", "what have I got left to take", "anything due today?", "what's due now"
     re.compile(
-        r"\bwhat\s+(?:do|should|must|have|am)\s+i\s+(?:supposed to\s+|meant to\s+|got\s+)?(?:left\s+)?(?:to\s+)?take\b"
+        r"\bwhat\s+(?:do|should|must|have|am)\s+i\s+(?:supposed to\s+|meant to\s+|got\s+|need to\s+|have to\s+)?"
+        r"(?:left\s+)?(?:to\s+)?take\b"
         r"|\b(?:what(?:'s| is| have i got)|anything|something)\s+left\s+to\s+take\b"
         r"|\bremind\s+me\s+what\s+i\s+(?:take|have to take|need to take)\b"
         r"|\b(?:do|have)\s+i\s+(?:still\s+)?(?:got\s+)?(?:need|have|got)\s+to\s+take\s+(?:anything|something|any\w*)\b"
@@ -289,6 +293,12 @@ def _asks_about_today(text: str) -> bool:
     return False
 
 
+# "is it time for my pills", "is it time to take my metformin" (words that name a dose): the answer
+# is the day's list.
+_TIME_FOR = re.compile(
+    r"^\W*is\s+it\s+time\s+(?:for|to\s+take)\s+(?:my|the)\s+\w+",
+    re.I,
+)
 # "my meds for today?", "today's tablets please": the day's list asked for without a verb or a
 # question word (a statement about them, "my pills for today are making me dizzy", is not one).
 _BARE_TODAY = re.compile(
@@ -328,7 +338,11 @@ def read(message: str) -> MedicineRequest | None:
         kind = DOSE_TAKEN
     elif _QUESTION.search(text) and _asks_about_today(text) and not _ABOUT_A_MEDICINE.search(text):
         kind = DOSES_TODAY
-    elif _HOW_MANY_TODAY.search(text) or _BARE_TODAY.search(text):
+    elif (
+        _HOW_MANY_TODAY.search(text)
+        or _BARE_TODAY.search(text)
+        or (_TIME_FOR.search(text) and _names_a_dose(_words(text)))
+    ):
         kind = DOSES_TODAY
     if kind is None:
         return None

@@ -31,7 +31,11 @@ _PRESCRIBE = re.compile(
     rf"\b(?:prescribe|prescribing)\b(?!\s+(?:photo|picture|image))"
     rf"|\b(?:give|get|send|sell|order|recommend|suggest)\s+(?:me|us|him|her)?\s*(?:some|a|an|any|the)?\s*"
     rf"(?:strong\s+|good\s+)?{_MEDICINE}"
-    rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could|do)\s+(?:i|he|she|we)\s+(?:take|use|have)"
+    rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could)\s+(?:i|he|she|we)\s+(?:take|use|have)"
+    # "what medicines do I take for a cold" asks for advice; "what medicines do I take in the morning"
+    # asks for the patient's own schedule (the medicines desk)
+    rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+do\s+(?:i|he|she|we)\s+(?:take|use|have)\s+"
+    r"(?:\w+\s+){0,2}?for\b"
     rf"|\bwhich\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could|is best)"
     rf"|\bhow\s+(?:much|many)\s+\w+\s+(?:should|can)\s+i\s+take\b"
     r"|\b(?:can|could)\s+(?:i|you)\s+(?:get|have|give)\s+(?:me\s+)?(?:a\s+)?prescription\b"

@@ -70,6 +70,8 @@ READS = [
     ("did I book something for Friday?", desk.LIST),
     ("wat apointments do i hav", desk.LIST),
     ("wen is my nxt appt", desk.LIST),
+    ("the time you gave me for the cardiologist doesn't work, anything later?", desk.RESCHEDULE),
+    ("9am doesn't suit me, anything later for my dentist appointment?", desk.RESCHEDULE),
 ]
 
 NOT_THE_DESK = [
@@ -93,6 +95,8 @@ NOT_THE_DESK = [
     "move my 8am dose to 9",
     "can you book me at 9am tomorrow",
     "can I book something for Friday?",
+    "the app doesn't work, anything later?",
+    "my inhaler doesn't work, anything stronger?",
 ]
 
 

@@ -65,6 +65,12 @@ READS = [
     ("today's tablets please", desk.DOSES_TODAY),
     ("my blood pressure pills for today", desk.DOSES_TODAY),
     ("wat pils do i take 2day", desk.DOSES_TODAY),
+    ("what do I need to take tonight", desk.DOSES_TODAY),
+    ("is it time for my pills", desk.DOSES_TODAY),
+    ("is it time to take my metformin", desk.DOSES_TODAY),
+    ("what medicines do I take in the morning", desk.DOSES_TODAY),
+    ("I snapped my prescription with my phone", desk.PHOTO),
+    ("can I add my medicines by taking a photo", desk.PHOTO),
 ]
 
 NOT_THE_DESK = [
@@ -99,6 +105,9 @@ NOT_THE_DESK = [
     "stop my metformin",
     "my pills for today are making me dizzy",
     "I need my meds for today refilled",
+    "is it time for my appointment",
+    "is it time for bed",
+    "I snapped my wrist",
 ]
 
 

@@ -19,6 +19,7 @@ OUT_OF_SCOPE = [
     ("Can you prescribe something for my cough?", scope.PRESCRIBE),
     ("give me some painkillers please", scope.PRESCRIBE),
     ("what medicine should I take for a headache", scope.PRESCRIBE),
+    ("what medicines do I take for a cold", scope.PRESCRIBE),
     ("which antibiotic is best for a sore throat", scope.PRESCRIBE),
     ("can I get a prescription for xanax", scope.PRESCRIBE),
     ("recommend a good sleeping pill", scope.PRESCRIBE),
@@ -56,6 +57,7 @@ OUT_OF_SCOPE = [
 ]
 
 IN_SCOPE = [
+    "what medicines do I take in the morning",  # the patient's own schedule
     "I have a fever and a cough, book me a doctor",
     "remind me to take metformin twice a day",
     "I have a photo of my prescription, can you set up reminders?",
