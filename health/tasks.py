@@ -83,17 +83,21 @@ def hard_sos_countdown_elapsed(alert_id: int) -> bool:
 
 @shared_task(acks_late=True)
 def sweep_sos_countdowns() -> int:
-    """Enqueue the countdown task for every overdue or stalled hard SOS; return
-    how many. Run periodically by beat (``health.monitor.schedule``)."""
+    """Enqueue the countdown task for every overdue or stalled hard SOS, and the end task for every
+    end nobody is running; return how many. Run periodically by beat (``health.monitor.schedule``)."""
     alert_ids = sos.overdue_alert_ids()
     for alert_id in alert_ids:
         hard_sos_countdown_elapsed.delay(alert_id)
+    # Ends the patient asked for whose end flow nobody is running (its task was lost).
+    ending = sos.stalled_end_alert_ids()
+    for alert_id in ending:
+        end_hard_sos.delay(alert_id)
     # SOS messages whose delivery nobody is working on (a worker died holding
     # one, a task was lost): every few seconds, not on the minute-long sweep.
     message_ids = delivery.stalled_sos_message_ids()
     for message_id in message_ids:
         deliver_message.delay(message_id)
-    return len(alert_ids) + len(message_ids)
+    return len(alert_ids) + len(ending) + len(message_ids)
 
 
 @shared_task(

@@ -55,6 +55,7 @@ from health.sos.hard import (
     press,
     push_alert,
     request_end,
+    stalled_end_alert_ids,
     stalled_run_after,
 )
 
@@ -78,5 +79,6 @@ __all__ = [
     "press",
     "push_alert",
     "request_end",
+    "stalled_end_alert_ids",
     "stalled_run_after",
 ]

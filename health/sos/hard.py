@@ -387,6 +387,39 @@ def overdue_alert_ids(now: dt.datetime | None = None) -> list[int]:
     return sorted({*overdue.values_list("pk", flat=True), *never_began, *half_done})
 
 
+def stalled_end_alert_ids(now: dt.datetime | None = None) -> list[int]:
+    """Hard SOS alerts whose end the patient asked for but whose end flow nobody is running: the
+    task was lost (Redis restarted empty, or was down when the patient pressed "end"). Without
+    this the page would say "telling the ambulance and your contacts" for ever, and they would
+    never be told. An end asked for longer ago than a live run may go quiet is the sweep's to
+    enqueue again unless a flow of the alert is alive: its end flow, or its start flow (the end
+    waits for it, ``StartInProgress``), still writing steps. A second end task beside a live one
+    is harmless (``finish_end`` is idempotent: the flows' steps are unique, the outbox sends each
+    message once, the alert is resolved under its row lock)."""
+    now = now or timezone.now()
+    since = now - stalled_run_after()
+    ending = Alert.objects.filter(
+        kind=Alert.Kind.HARD,
+        state__in=(Alert.State.OPEN, Alert.State.ACKNOWLEDGED),
+        events__kind="end_requested",
+        events__created_at__lt=since,
+    ).distinct()
+    alive = _alive_runs(ending, flows.HARD_SOS_END, since) | _alive_runs(ending, START_KIND, since)
+    return sorted(set(ending.values_list("pk", flat=True)) - alive)
+
+
+def _alive_runs(alerts, kind: str, since: dt.datetime) -> set[int]:
+    """Those of ``alerts`` whose flow of ``kind`` is running and has written a step since ``since``."""
+    runs = dict(
+        AlertEvent.objects.filter(
+            alert__in=alerts, kind="agent_conversation", data__conversation_kind=kind
+        ).values_list("data__conversation", "alert_id")
+    )
+    registry = sos_flows()
+    quiet = set(registry.quiet_runs(list(runs), since))
+    return {runs[pk] for pk in runs if pk not in quiet and registry.status(pk) == "running"}
+
+
 def request_end(alert: Alert, reason: str = "") -> Alert:
     """The user ends their hard SOS, saying why (``Alert.EndReason``).
 

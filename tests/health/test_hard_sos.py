@@ -148,6 +148,31 @@ def test_a_zero_countdown_sends_at_once(
     assert outbox(alert) == START_ROWS
 
 
+def test_an_end_whose_task_was_lost_is_run_by_the_sweep_once(
+    alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks
+):
+    from health.sos import stalled_run_after
+
+    alert = started(alice_api, clock)
+    # The end is recorded, but its task never reaches a worker (Redis restarted empty).
+    with clock(600), django_capture_on_commit_callbacks(execute=False) as lost:
+        assert alice_api.post(f"/api/sos/{alert.pk}/end/", {"reason": "safe"}).status_code == 200
+    assert lost
+    quiet = stalled_run_after().total_seconds()
+    sweep(clock, 600 + quiet - 5)  # a live end task may still be on its way: left alone
+    alert.refresh_from_db()
+    assert alert.state == "open" and not OutboundMessage.objects.filter(alert=alert, body__contains="safe now")
+
+    sweep(clock, 600 + quiet + 5)
+    sweep(clock, 600 + quiet + 10)  # resolved: nothing more to do
+
+    alert.refresh_from_db()
+    assert alert.state == "resolved"
+    end_rows = OutboundMessage.objects.filter(alert=alert, body__contains="safe now")
+    assert sorted((m.recipient_kind, m.recipient) for m in end_rows) == START_ROWS
+    assert Dispatch.objects.get(alert=alert).released_at is not None
+
+
 def test_ending_tells_the_ambulance_and_contacts_then_releases_the_ambulance(
     alice, alice_api, alice_contacts, ambulances, clock, django_capture_on_commit_callbacks
 ):
