@@ -60,6 +60,7 @@ def resume_quiet_chats(now: dt.datetime | None = None) -> int:
                 pk=pk, status=Conversation.Status.RUNNING, updated_at__lt=since
             ).update(updated_at=now)
             if claimed:
-                transaction.on_commit(lambda pk=pk: run_conversation_task.delay(pk))
+                # Robust: with the broker down, the claim stands and the next period tries again.
+                transaction.on_commit(lambda pk=pk: run_conversation_task.delay(pk), robust=True)
                 resumed += 1
     return resumed

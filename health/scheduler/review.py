@@ -80,13 +80,8 @@ def stalled_readings(now: dt.datetime | None = None) -> list[int]:
     one (``OCR_QUEUE_STALLED_SECONDS``: the broker lost the task, or the web process died before it
     enqueued it), or being read for longer than any reading takes (``OCR_READ_STALLED_SECONDS``: the
     worker died and the broker lost the task with it)."""
-    now = now or timezone.now()
-    status = Prescription.ParseStatus
-    queued = Q(parse_status=status.PENDING, status_changed_at__lt=now - _seconds("OCR_QUEUE_STALLED_SECONDS"))
-    reading = Q(parse_status=status.PROCESSING, status_changed_at__lt=now - _seconds("OCR_READ_STALLED_SECONDS"))
-    return list(
-        Prescription.objects.filter(queued | reading).order_by("status_changed_at").values_list("pk", flat=True)
-    )
+    stalled = Prescription.objects.filter(_stalled(now or timezone.now()))
+    return list(stalled.order_by("status_changed_at").values_list("pk", flat=True))
 
 
 def requeue_stalled_readings(now: dt.datetime | None = None) -> int:
@@ -101,7 +96,7 @@ def requeue_stalled_readings(now: dt.datetime | None = None) -> int:
     requeued = 0
     for pk in stalled_readings(now):
         with transaction.atomic():
-            claimed = Prescription.objects.filter(pk=pk, parse_status__in=_READING).update(status_changed_at=now)
+            claimed = Prescription.objects.filter(_stalled(now), pk=pk).update(status_changed_at=now)
             if claimed:
                 transaction.on_commit(lambda pk=pk: read_prescription.delay(pk), robust=True)
                 requeued += 1
@@ -110,7 +105,11 @@ def requeue_stalled_readings(now: dt.datetime | None = None) -> int:
     return requeued
 
 
-_READING = (Prescription.ParseStatus.PENDING, Prescription.ParseStatus.PROCESSING)
+def _stalled(now: dt.datetime) -> Q:
+    status = Prescription.ParseStatus
+    queued = Q(parse_status=status.PENDING, status_changed_at__lt=now - _seconds("OCR_QUEUE_STALLED_SECONDS"))
+    reading = Q(parse_status=status.PROCESSING, status_changed_at__lt=now - _seconds("OCR_READ_STALLED_SECONDS"))
+    return queued | reading
 
 
 def _seconds(setting: str) -> dt.timedelta:
