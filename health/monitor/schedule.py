@@ -1,7 +1,7 @@
 """Periodic tasks of the monitor and the SOS flows, ready for ``CELERY_BEAT_SCHEDULE``.
 
 Like ``health.messaging.schedule``, settings import this module before the
-apps are loaded, so it imports nothing from the app.
+apps are loaded, so it imports nothing that needs them (``core.periodic`` is a plain module).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from core.periodic import every
 from health.scheduler.beat import BEAT_SCHEDULE as DOSE_BEAT_SCHEDULE  # a plain module, like this one
 
 # The task enqueued at the press (with the countdown as its delay) opens a hard
@@ -18,11 +19,7 @@ from health.scheduler.beat import BEAT_SCHEDULE as DOSE_BEAT_SCHEDULE  # a plain
 SOS_SWEEP_INTERVAL_SECONDS = 5.0
 
 BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    "sweep-sos-countdowns": {
-        "task": "health.tasks.sweep_sos_countdowns",
-        "schedule": SOS_SWEEP_INTERVAL_SECONDS,
-        "options": {"expires": SOS_SWEEP_INTERVAL_SECONDS},
-    },
+    "sweep-sos-countdowns": every(SOS_SWEEP_INTERVAL_SECONDS, "health.tasks.sweep_sos_countdowns"),
 }
 
 # Celery writes three INFO lines for every run of a task (beat sent it, the worker

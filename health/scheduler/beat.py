@@ -1,10 +1,12 @@
 """Periodic tasks of the Scheduler, ready for ``CELERY_BEAT_SCHEDULE``.
 
 Like ``health.messaging.schedule``, settings import this module before the apps are loaded, so it
-imports nothing from the app.
+imports nothing that needs them (``core.periodic`` is a plain module).
 """
 
 from __future__ import annotations
+
+from core.periodic import every
 
 # Doses are due on the minute: a tick a minute reminds each at most a minute late. A tick that found
 # nothing due is a few indexed queries. An unstarted tick expires after one period: a worker back
@@ -17,14 +19,6 @@ DOSE_TICK_SECONDS = 60.0
 READING_SWEEP_SECONDS = 30.0
 
 BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    "requeue-stalled-readings": {
-        "task": "health.tasks.requeue_stalled_readings",
-        "schedule": READING_SWEEP_SECONDS,
-        "options": {"expires": READING_SWEEP_SECONDS},
-    },
-    "dispatch-due-doses": {
-        "task": "health.tasks.dispatch_due_doses",
-        "schedule": DOSE_TICK_SECONDS,
-        "options": {"expires": DOSE_TICK_SECONDS},
-    },
+    "requeue-stalled-readings": every(READING_SWEEP_SECONDS, "health.tasks.requeue_stalled_readings"),
+    "dispatch-due-doses": every(DOSE_TICK_SECONDS, "health.tasks.dispatch_due_doses"),
 }

@@ -378,11 +378,7 @@ def overdue_alert_ids(now: dt.datetime | None = None) -> list[int]:
     never_began = open_alerts.exclude(
         events__kind="agent_conversation", events__data__conversation_kind=START_KIND
     ).values_list("pk", flat=True)
-    starts = dict(
-        AlertEvent.objects.filter(
-            alert__in=open_alerts, kind="agent_conversation", data__conversation_kind=START_KIND
-        ).values_list("data__conversation", "alert_id")
-    )
+    starts = _runs(open_alerts, START_KIND)
     half_done = [starts[pk] for pk in sos_flows().quiet_runs(list(starts), now - stalled_run_after())]
     return sorted({*overdue.values_list("pk", flat=True), *never_began, *half_done})
 
@@ -410,14 +406,16 @@ def stalled_end_alert_ids(now: dt.datetime | None = None) -> list[int]:
 
 def _alive_runs(alerts, kind: str, since: dt.datetime) -> set[int]:
     """Those of ``alerts`` whose flow of ``kind`` is running and has written a step since ``since``."""
-    runs = dict(
-        AlertEvent.objects.filter(
-            alert__in=alerts, kind="agent_conversation", data__conversation_kind=kind
-        ).values_list("data__conversation", "alert_id")
-    )
+    runs = _runs(alerts, kind)
     registry = sos_flows()
     quiet = set(registry.quiet_runs(list(runs), since))
     return {runs[pk] for pk in runs if pk not in quiet and registry.status(pk) == "running"}
+
+
+def _runs(alerts, kind: str) -> dict[int, int]:
+    """The conversation of each of ``alerts``' flows of ``kind`` -> its alert, from the alerts' timelines."""
+    events = AlertEvent.objects.filter(alert__in=alerts, kind="agent_conversation", data__conversation_kind=kind)
+    return dict(events.values_list("data__conversation", "alert_id"))
 
 
 def request_end(alert: Alert, reason: str = "") -> Alert:

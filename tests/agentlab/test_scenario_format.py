@@ -300,19 +300,21 @@ def test_a_sent_dose_is_marked_taken_after_the_yes_and_counted(tmp_path, directo
     assert no["taken"] == 0 and no["checks"] == {"taken": False}
 
 
-def test_a_sent_dose_still_to_come_today_fails_the_setup(tmp_path, directory):
-    now = timezone.now().astimezone(LOS_ANGELES)
-    if (now.hour, now.minute) >= (23, 58):
-        pytest.skip("the day is over in the scenario user's zone")
-    later = "23:59"
+def test_a_sent_dose_still_to_come_today_fails_the_setup(tmp_path, alice):
+    # The setup's clock at 06:00 in the patient's zone: an 08:00 dose is still to come, whenever the test runs.
+    alice.profile.timezone = "America/Los_Angeles"
+    alice.profile.save()
     case = {
         "id": "early",
         "message": "I've taken my metformin",
-        "setup": {"medications": [{"name": "Metformin", "times": [later], "sent": [later]}]},
+        "setup": {"medications": [{"name": "Metformin", "times": ["08:00"], "sent": ["08:00"]}]},
         "expect": {"taken": 1},
     }
-    result = run(tmp_path, [case], ScriptedBackend())["cases"][0]
-    assert result["status"] == "setup_failed" and f"the {later} dose is not due yet today" in result["error"]
+    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+    six = timezone.now().astimezone(LOS_ANGELES).replace(hour=6, minute=0, second=0, microsecond=0)
+
+    with pytest.raises(scenarios.SetupError, match="the 08:00 dose is not due yet today"):
+        scenarios.make_setup(loaded, alice, now=six)
 
 
 def test_an_emergency_starts_the_sos_and_the_reply_says_so(tmp_path, directory):

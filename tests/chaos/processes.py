@@ -42,12 +42,17 @@ def app_environment(tmp_path: Path, redis_url: str, **overrides: str) -> dict[st
     return env
 
 
+def venv_command(name: str) -> str:
+    """A console script of the venv the tests run in (``celery``, ``daphne``), else the one on PATH."""
+    return shutil.which(name, path=str(Path(sys.executable).parent)) or name
+
+
 def start_celery_worker(
     env: dict[str, str], log: Path, *, queues: Sequence[str] = ("celery",), beat: bool = True
 ) -> subprocess.Popen:
     """``celery worker`` of the venv, in a process group of its own (killed whole by ``kill_group``)."""
-    celery = shutil.which("celery", path=str(Path(sys.executable).parent)) or "celery"
-    command = [celery, "-A", "backend", "worker", "-l", "info", "--concurrency", "2", "-Q", ",".join(queues)]
+    command = [venv_command("celery"), "-A", "backend", "worker", "-l", "info", "--concurrency", "2"]
+    command += ["-Q", ",".join(queues)]
     command += ["-B"] if beat else []
     with log.open("ab") as out:
         return subprocess.Popen(

@@ -22,7 +22,7 @@ from django.utils import timezone
 from core.ports import free_port
 from health.models import DoseEvent
 from tests.browser.conftest import BROWSER_TIMEOUT_MS, CHROMIUM, screenshot
-from tests.chaos.processes import ROOT, app_environment, kill_group, start_celery_worker
+from tests.chaos.processes import ROOT, app_environment, kill_group, start_celery_worker, venv_command
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
 from tests.local_redis import redis_database
 
@@ -49,10 +49,9 @@ def sent_dose(alice):
 
 
 def start_web(env: dict[str, str], port: int, log) -> subprocess.Popen:
-    daphne = str(ROOT / ".venv" / "bin" / "daphne") if (ROOT / ".venv" / "bin" / "daphne").exists() else "daphne"
     with log.open("ab") as out:
         web = subprocess.Popen(
-            [daphne, "-b", "127.0.0.1", "-p", str(port), "backend.asgi:application"],
+            [venv_command("daphne"), "-b", "127.0.0.1", "-p", str(port), "backend.asgi:application"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     deadline = time.monotonic() + 60
