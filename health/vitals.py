@@ -23,7 +23,7 @@ from django.utils import timezone
 from core.events import Event
 from core.realtime import push_to_user
 from health.models import Alert, VitalReading
-from health.monitor.check import Span, check_readings
+from health.monitor.check import Span, check_readings, crossing
 
 # Keeps each "which of these already exist?" query far below every backend's
 # limit on bound parameters.
@@ -113,16 +113,20 @@ def ingest_readings(*, user, readings: list[dict]) -> IngestResult:
         return IngestResult(created=len(new), duplicates=len(readings) - len(new), new=new)
 
 
+_JUDGED_FIELDS = ("heart_rate", "spo2", "systolic_bp", "diastolic_bp")
 _LIVE_FIELDS = ("heart_rate", "spo2", "systolic_bp", "diastolic_bp", "steps", "sleep_stage", "sleep_minutes")
 
 
 def _spans(readings: list[VitalReading]) -> list[Span]:
-    bounds: dict[int, list[dt.datetime]] = {}
+    by_device: dict[int, list[VitalReading]] = defaultdict(list)
     for reading in readings:
-        first_last = bounds.setdefault(reading.device_id, [reading.measured_at, reading.measured_at])
-        first_last[0] = min(first_last[0], reading.measured_at)
-        first_last[1] = max(first_last[1], reading.measured_at)
-    return [Span(device_id, first, last) for device_id, (first, last) in bounds.items()]
+        by_device[reading.device_id].append(reading)
+    spans = []
+    for device_id, mine in by_device.items():
+        instants = [reading.measured_at for reading in mine]
+        values = [{metric: getattr(reading, metric) for metric in _JUDGED_FIELDS} for reading in mine]
+        spans.append(Span(device_id, min(instants), max(instants), crossing(values)))
+    return spans
 
 
 def live_payload(readings: list[VitalReading]) -> dict[str, Any]:

@@ -35,11 +35,37 @@ _VITALS = ("heart_rate", "spo2", "systolic_bp", "diastolic_bp")
 
 @dataclass(frozen=True)
 class Span:
-    """New readings of one device: the earliest and latest measured instants."""
+    """New readings of one device: the earliest and latest measured instants,
+    and the conditions whose trigger one of them crosses (``crossing``; None
+    when unknown, and every condition is replayed)."""
 
     device_id: int
     first: dt.datetime
     last: dt.datetime
+    crossing: frozenset[str] | None = None
+
+
+def crossing(readings: list[dict]) -> frozenset[str]:
+    """The conditions whose *population* trigger at least one of ``readings`` crosses.
+
+    While a condition is armed, only a run of crossing readings can raise it,
+    and a new reading that does not cross can only end a run (or, with steps,
+    make readings near it count as moving): it cannot raise anything. A
+    personal baseline only ever makes a rule more tolerant
+    (``baselines.personalise``), and activity gating only removes crossings,
+    so a reading that does not cross the population level crosses no personal
+    one either. The replay, which reads the device's last quarter of an hour
+    back, is then needed only for these conditions and the ones in an episode:
+    for a watch reading normal vitals every second, none.
+    """
+    found: set[str] = set()
+    for rule in RULES:
+        for reading in readings:
+            values = rule.values(reading)
+            if values is not None and rule.crossed(values):
+                found.add(rule.condition)
+                break
+    return frozenset(found)
 
 
 @dataclass
@@ -142,10 +168,24 @@ def _check_rule(
     return raised
 
 
+def _to_replay(user_id: int, span: Span) -> list[Rule]:
+    """The rules whose outcome the span's new readings may change (see ``crossing``)."""
+    if span.crossing is None:
+        return list(RULES)
+    conditions = [rule.condition for rule in RULES]
+    # Judged at the span's last instant: an episode that is over by then is
+    # over at any later one too.
+    current = state.episodes(user_id, conditions, span.last)
+    return [rule for rule in RULES if rule.condition in span.crossing or current[rule.condition].active]
+
+
 def check_readings(user_id: int, spans: list[Span]) -> list[Alert]:
     """Judge the new readings of ``spans``; return the soft SOS alerts raised."""
     raised: list[Alert] = []
     for span in spans:
+        rules = _to_replay(user_id, span)
+        if not rules:
+            continue
         device_rows = VitalReading.objects.filter(device_id=span.device_id).order_by("measured_at")
         earlier_bp = device_rows.filter(
             measured_at__gte=span.first - BP_LOOKBACK,
@@ -159,11 +199,11 @@ def check_readings(user_id: int, spans: list[Span]) -> list[Alert]:
         baseline = baselines.for_user(user_id, span.first - BP_LOOKBACK)
         active_flags = _activity(rows)
         # Where each condition stands, read once per device for every rule.
-        episodes = state.episodes(user_id, [rule.condition for rule in RULES], rows[-1]["measured_at"])
-        for rule in RULES:
+        episodes = state.episodes(user_id, [rule.condition for rule in rules], rows[-1]["measured_at"])
+        for rule in rules:
             personal = baselines.personalise(rule, baseline)
             raised += _check_rule(user_id, personal, rows, active_flags, episodes[rule.condition])
     return raised
 
 
-__all__ = ["Span", "check_readings"]
+__all__ = ["Span", "check_readings", "crossing"]

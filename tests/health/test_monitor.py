@@ -252,3 +252,51 @@ def test_new_readings_are_pushed_live_to_the_users_tabs(alice, watch, django_cap
     assert message["event"] == "vitals"
     assert message["data"]["latest"] == {"heart_rate": 74, "spo2": 98.0}
     assert message["data"]["count"] == 2
+
+
+def post_one_by_one(watch: APIClient, items: list[dict]) -> None:
+    for item in items:
+        response = watch.post("/api/vitals/", item, format="json")
+        assert response.status_code in (200, 201), response.json()
+
+
+def test_a_watch_posting_one_reading_a_second_raises_and_clears_as_a_batch_would(alice, watch):
+    """One reading per request is how a watch streams live: each request sees one
+    reading, yet the run it belongs to is judged whole, and recovery (normal
+    readings, judged only because an episode is open) clears the alert."""
+    post_one_by_one(watch, series("spo2", [97] * 5 + [86] * 8 + [91] * 3, every=10))
+    [alert] = soft_alerts(alice)
+    assert alert.condition == "hypoxia" and alert.state == "open"
+
+    post_one_by_one(watch, series("spo2", [95] * 4, start=200, every=10))
+
+    alert.refresh_from_db()
+    assert alert.state == "resolved"
+    assert alert.events.filter(kind="cleared").count() == 1
+
+
+def test_a_late_normal_reading_still_breaks_the_run_it_falls_in(alice, watch):
+    """Normal readings are not replayed when they arrive, but they are stored: the
+    next crossing reading's replay sees them and the run restarts after them."""
+    post_one_by_one(watch, series("spo2", [86] * 6, every=10))  # 0..50 s: short of a minute
+    post_one_by_one(watch, [{"measured_at": at(25), "spo2": 97}])  # a late normal reading inside it
+    post_one_by_one(watch, series("spo2", [86], start=60))  # without the 97, 0..60 s would be a minute
+
+    assert soft_alerts(alice) == []
+
+
+def test_normal_readings_outside_an_episode_are_not_replayed(alice, watch):
+    """The replay reads the device's last quarter of an hour back; a reading that
+    crosses no trigger while nothing is in an episode cannot raise anything."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    post_one_by_one(watch, series("heart_rate", [70] * 20, every=1))
+
+    def readings_read_back(item: dict) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            post_one_by_one(watch, [item])
+        return sum('"steps"' in query["sql"] and query["sql"].lstrip().startswith("SELECT") for query in queries)
+
+    assert readings_read_back({"measured_at": at(30), "heart_rate": 71}) == 0
+    assert readings_read_back({"measured_at": at(31), "heart_rate": 35}) > 0
