@@ -105,6 +105,9 @@ def _hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+SEEN_RESOLUTION = dt.timedelta(minutes=1)
+
+
 class Device(models.Model):
     """A paired wearable (or phone). It authenticates with its own token, which
     only lets it post readings for its owner: a lost watch cannot read the
@@ -178,6 +181,12 @@ class Device(models.Model):
         return revoking
 
     def touch(self) -> None:
+        """Record that the device was just seen, to the minute: a watch streaming
+        live posts every second, and a write per request only to move "last seen"
+        by a second would cost a write transaction on each (the admin shows it
+        to the minute)."""
         now = timezone.now()
+        if self.last_seen_at is not None and dt.timedelta(0) <= now - self.last_seen_at < SEEN_RESOLUTION:
+            return
         Device.objects.filter(pk=self.pk).update(last_seen_at=now)
         self.last_seen_at = now

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from health.models import Device, VitalReading
@@ -73,3 +76,33 @@ def test_an_unknown_kind_answers_400(alice_api):
 
     assert response.status_code == 400
     assert "kind" in response.json()
+
+
+def test_last_seen_is_kept_to_the_minute_without_a_write_per_reading(alice, alice_api):
+    """GIVEN a watch streaming a reading a second WHEN it posts THEN "last seen"
+    moves once its recorded value is a minute old, not on every request."""
+    paired = alice_api.post("/api/devices/", {"name": "Watch"}, format="json").json()
+    watch = _device_client(paired["token"])
+    device = Device.objects.get(pk=paired["id"])
+    assert device.last_seen_at is None
+
+    def post_at(second: int) -> None:
+        reading = {"measured_at": f"2026-01-01T08:00:{second:02d}Z", "heart_rate": 61}
+        assert watch.post("/api/vitals/", reading, format="json").status_code == 201
+
+    post_at(0)
+    device.refresh_from_db()
+    first = device.last_seen_at
+    assert first is not None and timezone.now() - first < dt.timedelta(seconds=30)
+
+    recent = timezone.now() - dt.timedelta(seconds=10)
+    Device.objects.filter(pk=device.pk).update(last_seen_at=recent)
+    post_at(1)
+    device.refresh_from_db()
+    assert device.last_seen_at == recent
+
+    stale = timezone.now() - dt.timedelta(minutes=2)
+    Device.objects.filter(pk=device.pk).update(last_seen_at=stale)
+    post_at(2)
+    device.refresh_from_db()
+    assert timezone.now() - device.last_seen_at < dt.timedelta(seconds=30)
