@@ -257,11 +257,10 @@ REST_FRAMEWORK = {
         "health.auth.DeviceScope",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
-        "rest_framework.parsers.MultiPartParser",
-        "rest_framework.parsers.FormParser",
-    ],
+    # JSON only: the app's pages send JSON, and in a form post every value is a string, so the
+    # schema's types could not hold (and a cross-site form cannot send JSON without a preflight).
+    # The prescription upload adds the multipart parser it needs.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -279,7 +278,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     # Two "reason" fields with different choices: name each enum after what it is.
-    "ENUM_NAME_OVERRIDES": {"SosEndReasonEnum": "health.models.alerts.Alert.EndReason"},
+    "ENUM_NAME_OVERRIDES": {
+        "SosEndReasonEnum": "health.models.alerts.Alert.EndReason",
+        "FoodTimingEnum": "health.models.prescriptions.Medication.FoodTiming",
+    },
     # Swagger UI from the installed sidecar package: /api/docs/ works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -97,8 +97,14 @@ class ListFilterMixin:
         queryset = super().get_queryset()  # type: ignore[misc]
         if self.action != "list":  # type: ignore[attr-defined]
             return queryset
-        check_query_string(self.request.query_params)  # type: ignore[attr-defined]
-        params = self.list_filter(data=self.request.query_params)  # type: ignore[attr-defined]
+        query = self.request.query_params  # type: ignore[attr-defined]
+        check_query_string(query)
+        params = self.list_filter(data=query)  # type: ignore[attr-defined]
+        # An empty value would be read as "not given" (no filter at all) where the caller asked for
+        # a filter; the schema says a parameter has a value, so the API says so too.
+        empty = {name: ["Give a value, or leave the parameter out."] for name in params.fields if query.get(name) == ""}
+        if empty:
+            raise exceptions.ValidationError(empty)
         params.is_valid(raise_exception=True)
         return self.filter_list(queryset, params.validated_data)
 

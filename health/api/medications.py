@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -18,13 +18,28 @@ CLOCK_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 CONFLICT = OpenApiResponse(description="The dose's state does not allow this change.")
 
 
+CLOCK_TIMES_HELP = 'Local times as "HH:MM", one per daily dose; empty until known.'
+
+
+# The schema states the whole rule (the format, each time once) so that a client, or the fuzzer,
+# can tell a valid list from the schema alone; ``validate_clock_times`` words the errors.
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "string", "pattern": CLOCK_TIME.pattern},
+        "maxItems": 12,
+        "uniqueItems": True,
+        "description": CLOCK_TIMES_HELP,
+    }
+)
+class ClockTimesField(serializers.ListField):
+    pass
+
+
 class MedicationSerializer(serializers.ModelSerializer):
     prescription = OwnedPrimaryKeyRelatedField(queryset=Prescription.objects.all(), required=False, allow_null=True)
-    clock_times = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        max_length=12,
-        help_text='Local times as "HH:MM", one per daily dose; empty until known.',
+    clock_times = ClockTimesField(
+        child=serializers.CharField(), required=False, max_length=12, help_text=CLOCK_TIMES_HELP
     )
 
     class Meta:

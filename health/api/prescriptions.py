@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.http import FileResponse
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import JSONParser, MultiPartParser
@@ -19,10 +19,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from health.api.base import OwnedQuerysetMixin, domain_errors
-from health.models import Prescription
+from health.models import Medication, Prescription
 from health.models.appointments import patient_zone
 from health.scheduler import images, review
-from health.scheduler.forms import MedicationReviewForm
+from health.scheduler.forms import CLOCK, MedicationReviewForm
 
 
 class PrescriptionSerializer(serializers.ModelSerializer):
@@ -59,20 +59,29 @@ class UploadSerializer(serializers.Serializer):
     image = serializers.FileField(help_text="JPEG, PNG, HEIC/HEIF photo or a one-page PDF, at most 20 MB.")
 
 
+# A time as the review form takes it ("8:00", "20.30"); the form words the error for one it does not.
+@extend_schema_field({"type": "string", "pattern": CLOCK.pattern})
+class ReviewTimeField(serializers.CharField):
+    pass
+
+
 class ConfirmItemSerializer(serializers.Serializer):
     include = serializers.BooleanField(default=True)
     name = serializers.CharField(max_length=120)
     strength = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
     dose = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
-    times = serializers.ListField(child=serializers.CharField(), required=False, default=list, max_length=12)
-    with_food = serializers.CharField(
-        required=False, allow_null=True, default="any", help_text="before, with, after or any"
+    # The review form's rules (health.scheduler.forms), stated so the schema carries them too.
+    times = serializers.ListField(child=ReviewTimeField(), required=False, default=list, max_length=12)
+    with_food = serializers.ChoiceField(
+        choices=Medication.FoodTiming.choices, required=False, allow_null=True, default=Medication.FoodTiming.ANY
     )
-    duration_days = serializers.IntegerField(required=False, allow_null=True, default=None)
+    duration_days = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1, max_value=3650, help_text="Empty: until stopped."
+    )
 
 
 class ConfirmSerializer(serializers.Serializer):
-    medications = ConfirmItemSerializer(many=True)
+    medications = serializers.ListField(child=ConfirmItemSerializer(), min_length=1)
     start_date = serializers.DateField(required=False, help_text="First day of the schedule; today by default.")
 
 
@@ -126,7 +135,8 @@ class PrescriptionViewSet(
         request=ConfirmSerializer,
         responses={200: ScheduledSerializer, 409: OpenApiResponse(description="Not waiting to be confirmed.")},
     )
-    @action(detail=True, methods=["post"])
+    # The review is a list of objects, which a form post cannot carry: JSON only.
+    @action(detail=True, methods=["post"], parser_classes=[JSONParser])
     def confirm(self, request: Request, pk: str | None = None) -> Response:
         """Schedule the medications as the patient checked them (items with ``include`` false are
         left out); all or nothing."""

@@ -41,6 +41,11 @@ class PatientProfileSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = ["updated_at"]
+        # The model's validators say the same; as bounds, the schema states them too.
+        extra_kwargs = {
+            "home_latitude": {"min_value": -90, "max_value": 90},
+            "home_longitude": {"min_value": -180, "max_value": 180},
+        }
 
     def validate_date_of_birth(self, value: dt.date | None) -> dt.date | None:
         if value is None:

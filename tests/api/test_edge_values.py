@@ -162,3 +162,24 @@ def test_a_real_birth_date_is_accepted(alice_api):
     response = alice_api.patch("/api/profile/", {"date_of_birth": "1950-06-30"}, format="json")
     assert response.status_code == 200, response.json()
     assert response.json()["date_of_birth"] == "1950-06-30"
+
+
+def test_the_api_takes_json_bodies_only_except_the_prescription_upload(alice, alice_api):
+    """In a form post every value is a string, so a schema's types could not hold: the API reads
+    JSON (as the app's pages send it), and only the photo upload takes multipart."""
+    from health.models import EmergencyContact
+
+    form = alice_api.post("/api/emergency-contacts/", {"name": "Sam", "phone": "+14155550123"}, format="multipart")
+    as_json = alice_api.post("/api/emergency-contacts/", {"name": "Sam", "phone": "+14155550123"}, format="json")
+
+    assert form.status_code == 415 and "detail" in form.json()
+    assert as_json.status_code == 201
+    assert EmergencyContact.objects.filter(user=alice).count() == 1
+
+
+def test_an_empty_filter_value_is_refused_rather_than_read_as_no_filter(alice_api):
+    answer = alice_api.get("/api/alerts/?state=")
+
+    assert answer.status_code == 400
+    assert answer.json() == {"state": ["Give a value, or leave the parameter out."]}
+    assert alice_api.get("/api/alerts/").status_code == 200

@@ -49,8 +49,10 @@ def test_the_same_post_with_the_token_gets_through(alice):
     client.get("/notifications/")
     token = client.cookies["csrftoken"].value
 
-    refused = client.post("/api/notifications/mark-all-read/", HTTP_X_CSRFTOKEN="wrong" * 8)
-    accepted = client.post("/api/notifications/mark-all-read/", HTTP_X_CSRFTOKEN=token)
+    # As the app's pages post to the API: JSON, the token in the header.
+    url, json = "/api/notifications/mark-all-read/", "application/json"
+    refused = client.post(url, {}, content_type=json, HTTP_X_CSRFTOKEN="wrong" * 8)
+    accepted = client.post(url, {}, content_type=json, HTTP_X_CSRFTOKEN=token)
 
     assert refused.status_code == 403
     assert accepted.status_code == 200
