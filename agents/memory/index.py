@@ -139,9 +139,10 @@ def index_for(user, now=None) -> MemoryIndex:
     current = version(user.pk)
     max_age = settings.MEMORY_INDEX_MAX_AGE_SECONDS
     cached = _indexes.get(user.pk)
-    if cached is not None and cached[0] == current and time.monotonic() - cached[1] < max_age and now is None:
+    fresh = current is not None and cached is not None and cached[0] == current
+    if fresh and time.monotonic() - cached[1] < max_age and now is None:
         return cached[2]
     index = MemoryIndex(items_for(user, now))
-    if now is None:
+    if now is None and current is not None:
         _indexes[user.pk] = (current, time.monotonic(), index)
     return index

@@ -6,29 +6,47 @@ Kept apart from ``agents.memory.index`` so that connecting the signals at start-
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.cache import cache
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
 
 # user id -> (version, built at (monotonic), MemoryIndex): the indexes this process built
 _indexes: dict[int, tuple[int, float, Any]] = {}
 
 
-def version(user_id: int) -> int:
-    return cache.get(_version_key(user_id), 0)
+def version(user_id: int) -> int | None:
+    """The user's memory version; None when the cache (Redis) cannot be reached: nobody can tell
+    whether the data changed, so the caller rebuilds."""
+    try:
+        return cache.get(_version_key(user_id), 0)
+    except RedisError:
+        log.warning("memory version of user %s unknown: the cache is unreachable", user_id)
+        return None
 
 
 def invalidate(user_id: int | None) -> None:
-    """The user's data changed: every process rebuilds their index on its next use."""
+    """The user's data changed: every process rebuilds their index on its next use.
+
+    The version lives in the cache, which is a speed-up and never the record: with Redis down the
+    save that changed the data (an SOS, a booking, a symptom) must still succeed. The bump is then
+    lost; every process rebuilds while the cache is unreachable (``version`` is None), and an index
+    built before the outage is rebuilt at the latest after ``MEMORY_INDEX_MAX_AGE_SECONDS``."""
     if user_id is None:
         return
     _indexes.pop(user_id, None)  # this process forgets at once (a deleted account's data too)
     key = _version_key(user_id)
-    cache.add(key, 0, None)
     try:
-        cache.incr(key)
-    except ValueError:  # evicted between add and incr
-        cache.set(key, 1, None)
+        cache.add(key, 0, None)
+        try:
+            cache.incr(key)
+        except ValueError:  # evicted between add and incr
+            cache.set(key, 1, None)
+    except RedisError:
+        log.warning("memory of user %s changed while the cache is unreachable", user_id)
 
 
 def _version_key(user_id: int) -> str:

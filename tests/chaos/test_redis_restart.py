@@ -78,3 +78,84 @@ def test_redis_killed_mid_sos_and_back_empty_loses_no_message_and_keeps_the_orde
     )
     print(f"worst delay of an alarm: {worst:.1f} s (target <= {WORST_DELAY_TARGET:.0f} s)")
     assert worst <= WORST_DELAY_TARGET, tail
+
+
+def test_an_sos_ended_while_redis_is_down_tells_everyone_once_it_is_back(
+    alice,
+    alice_contacts,
+    ambulances,
+    provider,
+    app_env,
+    broker,
+    tmp_path,
+):
+    """The patient presses "It was a false alarm" while the broker is down: the end is recorded and
+    the patient answered (its enqueue fails, logged); Redis comes back empty, and the SOS sweep runs
+    the end nobody enqueued, so the ambulance and every contact hear the stand-down once.
+
+    A worker that loses Redis while it holds unacknowledged tasks can exit (kombu's redis transport
+    fails to restore them on a dead connection: "Unrecoverable error ... 'hostname'"); ``make run``'s
+    supervisor (scripts/run_local.py) starts it again, and so does this test, counting the restarts."""
+    alert = held_sos_past_its_countdown(alice, provider)
+    log = tmp_path / "worker.log"
+    # The sweep takes up an end nobody runs after a model call's deadline plus 20 s (stalled_run_after).
+    env = {**app_env, "AGENT_CALL_TIMEOUT_SECONDS": "1"}
+    worker = start_worker(env, log)
+    restarts = 0
+
+    def supervise() -> None:
+        nonlocal worker, restarts
+        if worker.poll() is not None and broker_up:
+            restarts += 1
+            worker = start_worker(env, log)
+
+    started = time.monotonic()
+    broker_up = True
+    try:
+        assert provider.held.wait(90), "no SOS text reached the provider:\n" + log.read_text()[-3000:]
+        provider.release.set()
+
+        def alarms_sent() -> int:
+            return OutboundMessage.objects.filter(alert=alert, phase="start", status="sent").count()
+
+        deadline = time.monotonic() + 60
+        while alarms_sent() < len(RECIPIENTS) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert alarms_sent() == len(RECIPIENTS), log.read_text()[-3000:]
+
+        broker.kill()
+        broker_up = False
+        pressed = time.monotonic()
+        ender = end_through_the_broker(app_env, alert.pk)
+        _, errors = ender.communicate(timeout=30)
+        assert ender.returncode == 0, f"ending an SOS with the broker down failed:\n{errors[-3000:]}"
+        answered = time.monotonic() - pressed
+        alert.refresh_from_db()
+        assert alert.end_reason == "false_alarm"
+
+        broker.start()
+        broker_up = True
+        back_at = time.monotonic()
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            supervise()
+            if OutboundMessage.objects.filter(alert=alert, phase="end", status="sent").count() == len(RECIPIENTS):
+                break
+            time.sleep(0.5)
+        stood_down = time.monotonic() - back_at
+        time.sleep(3)  # a stand-down that would go twice has had time to
+    finally:
+        kill_group(worker)
+
+    tail = log.read_text()[-4000:]
+    each_got_the_alarm_then_the_stand_down(
+        alert, provider, since=started, title="ended while Redis was down (seconds after the worker started)", log=tail
+    )
+    alert.refresh_from_db()
+    assert alert.state == "resolved", (alert.state, tail)
+    print(
+        f"ended with Redis down: answered in {answered:.1f} s; every stand-down sent {stood_down:.0f} s after "
+        f"Redis came back; worker restarts by the supervisor: {restarts}"
+    )
+    # Answering the patient must not hang on a broker that is down.
+    assert answered < 10, answered

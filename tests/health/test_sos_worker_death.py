@@ -72,7 +72,7 @@ def end_through_the_broker(env: dict[str, str], alert_id: int) -> subprocess.Pop
         "from health import sos\nfrom health.models import Alert\n"
         f"sos.request_end(Alert.objects.get(pk={alert_id}), 'false_alarm')\n"
     )
-    return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env)
+    return subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
 
 
 def held_sos_past_its_countdown(user, provider) -> Alert:
