@@ -6,9 +6,10 @@ from rest_framework import serializers
 
 from agents.models import AgentStep, Conversation
 from agents.runtime import pending_question
+from health.api.base import StrictModelSerializer, StrictSerializer
 
 
-class ConversationSerializer(serializers.ModelSerializer):
+class ConversationSerializer(StrictModelSerializer):
     question = serializers.SerializerMethodField(help_text="The question the assistant waits on, if any.")
 
     class Meta:
@@ -20,11 +21,11 @@ class ConversationSerializer(serializers.ModelSerializer):
         return pending_question(conversation)
 
 
-class MessageSerializer(serializers.Serializer):
+class MessageSerializer(StrictSerializer):
     text = serializers.CharField(max_length=4000, trim_whitespace=True)
 
 
-class AgentStepSerializer(serializers.ModelSerializer):
+class AgentStepSerializer(StrictModelSerializer):
     value = serializers.JSONField(source="payload", read_only=True)
 
     class Meta:

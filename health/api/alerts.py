@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from health import sos
-from health.api.base import ListFilterMixin, OwnedQuerysetMixin, domain_errors, sos_errors
+from health.api.base import ListFilterMixin, OwnedQuerysetMixin, StrictModelSerializer, domain_errors, sos_errors
 from health.models import Alert, AlertEvent
 from health.sos.delivery import delivery_report
 from health.sos.soft import soft_sos_notice
@@ -23,13 +23,13 @@ from health.sos.soft import soft_sos_notice
 CONFLICT = OpenApiResponse(description="The alert's kind or state does not allow this change.")
 
 
-class AlertEventSerializer(serializers.ModelSerializer):
+class AlertEventSerializer(StrictModelSerializer):
     class Meta:
         model = AlertEvent
         fields = ["id", "kind", "message", "data", "created_at"]
 
 
-class AlertSerializer(serializers.ModelSerializer):
+class AlertSerializer(StrictModelSerializer):
     events = AlertEventSerializer(many=True, read_only=True)
     is_active = serializers.BooleanField(read_only=True)
     notice = serializers.SerializerMethodField(

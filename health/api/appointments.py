@@ -14,7 +14,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import OwnedQuerysetMixin, domain_errors
+from health.api.base import OwnedQuerysetMixin, StrictModelSerializer, StrictSerializer, domain_errors
 from health.models import Appointment, Slot
 from health.models.appointments import format_when, patient_zone
 
@@ -37,7 +37,7 @@ class PatientDateTimeField(serializers.DateTimeField):
         return value
 
 
-class AppointmentSerializer(serializers.ModelSerializer):
+class AppointmentSerializer(StrictModelSerializer):
     specialist_name = serializers.CharField(source="specialist.name", read_only=True)
     specialization = serializers.CharField(source="specialist.specialization.name", read_only=True)
     hospital = serializers.CharField(source="specialist.hospital", read_only=True)
@@ -73,17 +73,17 @@ class AppointmentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class AppointmentProposalSerializer(serializers.Serializer):
+class AppointmentProposalSerializer(StrictSerializer):
     slot = serializers.PrimaryKeyRelatedField(queryset=Slot.objects.filter(specialist__active=True))
     symptoms = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
 
-class RescheduleSerializer(serializers.Serializer):
+class RescheduleSerializer(StrictSerializer):
     slot = serializers.PrimaryKeyRelatedField(queryset=Slot.objects.filter(specialist__active=True))
 
 
-class FreeSlotSerializer(serializers.ModelSerializer):
+class FreeSlotSerializer(StrictModelSerializer):
     starts_at = PatientDateTimeField(read_only=True)
     ends_at = PatientDateTimeField(read_only=True)
     when = serializers.SerializerMethodField()

@@ -8,6 +8,8 @@
 - ``ListFilterMixin``: a list narrowed by query parameters that a serializer
   validates (400 on a bad one), as every payload is; a NUL character or a bad
   ``page`` is a 400 too, and ``IdFilterField`` bounds an id to what the database binds.
+- ``StrictSerializer`` and ``StrictModelSerializer``: a JSON value keeps its type (DRF alone
+  would store the number 85 as the text "85", and read true as the number 1.0).
 - ``Conflict`` and ``domain_errors``: a refused state change (slot taken,
   transition not allowed) answers 409 with the model's own message;
   ``sos_errors`` does the same for ``health.sos``'s refusals (and 429 for its
@@ -21,6 +23,7 @@ from contextlib import contextmanager
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
+from django.http import QueryDict
 from rest_framework import exceptions, serializers, status
 
 from health import sos
@@ -112,6 +115,53 @@ class ListFilterMixin:
         """Each validated parameter as a field lookup of the same name; views whose parameters
         are not plain fields (a date range, a name to normalise) narrow the queryset themselves."""
         return queryset.filter(**wanted)
+
+
+def _type_error(field: serializers.Field, value: object) -> str | None:
+    """Why ``value`` from a JSON body is not of ``field``'s type, or None. Only what JSON itself
+    tells apart: text must be a string (within its length before trimming), a number must not be
+    true or false, a yes/no must be one."""
+    if value is None:
+        return None  # the field's own allow_null decides
+    if isinstance(field, serializers.CharField):
+        if not isinstance(value, str):
+            return "Not a valid string."
+        # Checked before the surrounding spaces are trimmed, as the schema's maxLength is.
+        if field.max_length is not None and len(value) > field.max_length:
+            return f"Ensure this field has no more than {field.max_length} characters."
+    # DRF's own words for each.
+    if isinstance(field, serializers.IntegerField) and isinstance(value, bool):
+        return "A valid integer is required."
+    if isinstance(field, serializers.FloatField) and isinstance(value, bool):
+        return "A valid number is required."
+    if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
+        return "Must be a valid boolean."
+    return None
+
+
+class StrictTypesMixin:
+    """Refuse a JSON value of the wrong type before DRF coerces it: the schema says "string",
+    and a client that sends 85 has a bug the API should name, not hide."""
+
+    def to_internal_value(self, data):
+        # Query parameters are all text (a filter's "true" is its yes): only bodies are checked.
+        if isinstance(data, dict) and not isinstance(data, QueryDict):
+            errors = {
+                field.field_name: [problem]
+                for field in self._writable_fields  # type: ignore[attr-defined]
+                if field.field_name in data and (problem := _type_error(field, data[field.field_name]))
+            }
+            if errors:
+                raise exceptions.ValidationError(errors)
+        return super().to_internal_value(data)  # type: ignore[misc]
+
+
+class StrictSerializer(StrictTypesMixin, serializers.Serializer):
+    pass
+
+
+class StrictModelSerializer(StrictTypesMixin, serializers.ModelSerializer):
+    pass
 
 
 # The largest id a filter takes: a primary key is a signed 64-bit integer

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rest_framework import serializers, viewsets
 
-from health.api.base import E164PhoneField, OwnedQuerysetMixin
+from health.api.base import E164PhoneField, OwnedQuerysetMixin, StrictModelSerializer
 from health.models import EmergencyContact
 
 
-class EmergencyContactSerializer(serializers.ModelSerializer):
+class EmergencyContactSerializer(StrictModelSerializer):
     phone = E164PhoneField(help_text="With country code, e.g. +14155550123; stored in E.164.")
 
     class Meta:

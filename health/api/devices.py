@@ -6,11 +6,11 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import OwnedQuerysetMixin
+from health.api.base import OwnedQuerysetMixin, StrictModelSerializer
 from health.models import Device
 
 
-class DeviceSerializer(serializers.ModelSerializer):
+class DeviceSerializer(StrictModelSerializer):
     is_active = serializers.BooleanField(read_only=True)
     token = serializers.SerializerMethodField(
         help_text="Send as 'Authorization: Device <token>'. Present only in the pairing response; "

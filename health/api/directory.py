@@ -7,18 +7,18 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 
-from health.api.base import IdFilterField, ListFilterMixin
+from health.api.base import IdFilterField, ListFilterMixin, StrictModelSerializer
 from health.models import Slot, Specialist, Specialization
 from health.models.appointments import patient_zone
 
 
-class SpecializationSerializer(serializers.ModelSerializer):
+class SpecializationSerializer(StrictModelSerializer):
     class Meta:
         model = Specialization
         fields = ["id", "name", "description", "synonyms"]
 
 
-class SpecialistSerializer(serializers.ModelSerializer):
+class SpecialistSerializer(StrictModelSerializer):
     specialization = serializers.SlugRelatedField(slug_field="name", read_only=True)
 
     class Meta:
@@ -26,7 +26,7 @@ class SpecialistSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "specialization", "hospital", "address", "latitude", "longitude", "phone"]
 
 
-class SlotSerializer(serializers.ModelSerializer):
+class SlotSerializer(StrictModelSerializer):
     specialist_name = serializers.CharField(source="specialist.name", read_only=True)
     specialization = serializers.CharField(source="specialist.specialization.name", read_only=True)
     hospital = serializers.CharField(source="specialist.hospital", read_only=True)

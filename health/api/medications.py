@@ -11,7 +11,13 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin, domain_errors
+from health.api.base import (
+    OwnedPrimaryKeyRelatedField,
+    OwnedQuerysetMixin,
+    StrictModelSerializer,
+    StrictSerializer,
+    domain_errors,
+)
 from health.models import DoseEvent, Medication, Prescription, Reminder
 
 CLOCK_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
@@ -36,7 +42,7 @@ class ClockTimesField(serializers.ListField):
     pass
 
 
-class MedicationSerializer(serializers.ModelSerializer):
+class MedicationSerializer(StrictModelSerializer):
     prescription = OwnedPrimaryKeyRelatedField(queryset=Prescription.objects.all(), required=False, allow_null=True)
     clock_times = ClockTimesField(
         child=serializers.CharField(), required=False, max_length=12, help_text=CLOCK_TIMES_HELP
@@ -104,7 +110,7 @@ class MedicationViewSet(OwnedQuerysetMixin, viewsets.ModelViewSet):
     serializer_class = MedicationSerializer
 
 
-class ReminderSerializer(serializers.ModelSerializer):
+class ReminderSerializer(StrictModelSerializer):
     medication = OwnedPrimaryKeyRelatedField(queryset=Medication.objects.all())
     medication_name = serializers.CharField(source="medication.name", read_only=True)
 
@@ -125,7 +131,7 @@ class ReminderViewSet(OwnedQuerysetMixin, viewsets.ModelViewSet):
         serializer.save()
 
 
-class DoseEventSerializer(serializers.ModelSerializer):
+class DoseEventSerializer(StrictModelSerializer):
     medication = serializers.IntegerField(source="reminder.medication_id", read_only=True)
     medication_name = serializers.CharField(source="reminder.medication.name", read_only=True)
 
@@ -150,7 +156,7 @@ class DoseEventSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SnoozeSerializer(serializers.Serializer):
+class SnoozeSerializer(StrictSerializer):
     minutes = serializers.ChoiceField(choices=DoseEvent.SNOOZE_MINUTES, default=10)
 
 

@@ -10,11 +10,11 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import ListFilterMixin, OwnedQuerysetMixin
+from health.api.base import ListFilterMixin, OwnedQuerysetMixin, StrictModelSerializer, StrictSerializer
 from health.models import Notification, OutboundMessage
 
 
-class OutboundMessageSerializer(serializers.ModelSerializer):
+class OutboundMessageSerializer(StrictModelSerializer):
     class Meta:
         model = OutboundMessage
         # The idempotency key and provider id are plumbing, not the patient's business.
@@ -42,7 +42,7 @@ class OutboundMessageViewSet(OwnedQuerysetMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = OutboundMessageSerializer
 
 
-class NotificationSerializer(serializers.ModelSerializer):
+class NotificationSerializer(StrictModelSerializer):
     class Meta:
         model = Notification
         fields = ["id", "kind", "level", "title", "body", "data", "created_at", "read_at"]
@@ -53,11 +53,11 @@ class NotificationFilter(serializers.Serializer):
     unread = serializers.BooleanField(required=False, default=False, help_text="Only notifications not read yet.")
 
 
-class UnreadCountSerializer(serializers.Serializer):
+class UnreadCountSerializer(StrictSerializer):
     unread = serializers.IntegerField()
 
 
-class MarkedReadSerializer(serializers.Serializer):
+class MarkedReadSerializer(StrictSerializer):
     marked = serializers.IntegerField(help_text="Notifications that were unread and are read now.")
 
 

@@ -18,14 +18,14 @@ from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import OwnedQuerysetMixin, domain_errors
+from health.api.base import OwnedQuerysetMixin, StrictModelSerializer, StrictSerializer, domain_errors
 from health.models import Medication, Prescription
 from health.models.appointments import patient_zone
 from health.scheduler import images, review
 from health.scheduler.forms import CLOCK, MedicationReviewForm
 
 
-class PrescriptionSerializer(serializers.ModelSerializer):
+class PrescriptionSerializer(StrictModelSerializer):
     # The image itself is health data served by an authenticated view, never a
     # public media URL; the API only says whether there is one.
     has_image = serializers.SerializerMethodField()
@@ -55,7 +55,7 @@ class PrescriptionSerializer(serializers.ModelSerializer):
         return bool(prescription.image)
 
 
-class UploadSerializer(serializers.Serializer):
+class UploadSerializer(StrictSerializer):
     image = serializers.FileField(help_text="JPEG, PNG, HEIC/HEIF photo or a one-page PDF, at most 20 MB.")
 
 
@@ -65,7 +65,7 @@ class ReviewTimeField(serializers.CharField):
     pass
 
 
-class ConfirmItemSerializer(serializers.Serializer):
+class ConfirmItemSerializer(StrictSerializer):
     include = serializers.BooleanField(default=True)
     name = serializers.CharField(max_length=120)
     strength = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
@@ -80,12 +80,12 @@ class ConfirmItemSerializer(serializers.Serializer):
     )
 
 
-class ConfirmSerializer(serializers.Serializer):
+class ConfirmSerializer(StrictSerializer):
     medications = serializers.ListField(child=ConfirmItemSerializer(), min_length=1)
     start_date = serializers.DateField(required=False, help_text="First day of the schedule; today by default.")
 
 
-class ScheduledSerializer(serializers.Serializer):
+class ScheduledSerializer(StrictSerializer):
     prescription = PrescriptionSerializer()
     medications = serializers.ListField(child=serializers.IntegerField())
 

@@ -7,7 +7,7 @@ import datetime as dt
 from django.utils import timezone
 from rest_framework import generics, serializers
 
-from health.api.base import E164PhoneField, StringListField
+from health.api.base import E164PhoneField, StrictModelSerializer, StringListField
 from health.models import PatientProfile
 
 # A date of birth is a real one: not in the future, and not before 1900 (a
@@ -15,7 +15,7 @@ from health.models import PatientProfile
 EARLIEST_BIRTH_DATE = dt.date(1900, 1, 1)
 
 
-class PatientProfileSerializer(serializers.ModelSerializer):
+class PatientProfileSerializer(StrictModelSerializer):
     phone = E164PhoneField(required=False, allow_blank=True, help_text="With country code, e.g. +14155550123.")
     conditions = StringListField()
     allergies = StringListField()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rest_framework import mixins, serializers, viewsets
+from rest_framework import mixins, viewsets
 
-from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin, StringListField
+from health.api.base import OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin, StrictModelSerializer, StringListField
 from health.models import Appointment, AppointmentHistory, SymptomRecord
 
 # The longest free text a record takes (a symptom in the patient's words, a
@@ -12,7 +12,7 @@ from health.models import Appointment, AppointmentHistory, SymptomRecord
 MAX_TEXT_LENGTH = 4000
 
 
-class AppointmentHistorySerializer(serializers.ModelSerializer):
+class AppointmentHistorySerializer(StrictModelSerializer):
     appointment = OwnedPrimaryKeyRelatedField(queryset=Appointment.objects.all(), required=False, allow_null=True)
 
     class Meta:
@@ -22,7 +22,7 @@ class AppointmentHistorySerializer(serializers.ModelSerializer):
         extra_kwargs = {"summary": {"max_length": MAX_TEXT_LENGTH}}
 
 
-class SymptomRecordSerializer(serializers.ModelSerializer):
+class SymptomRecordSerializer(StrictModelSerializer):
     symptoms = StringListField(help_text="Extracted symptoms, one string each.")
 
     class Meta:

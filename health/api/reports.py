@@ -6,13 +6,13 @@ the summary is the template's or the local model's (fact-checked)."""
 
 from __future__ import annotations
 
-from rest_framework import serializers, viewsets
+from rest_framework import viewsets
 
-from health.api.base import OwnedQuerysetMixin
+from health.api.base import OwnedQuerysetMixin, StrictModelSerializer
 from health.models import DailyReport
 
 
-class DailyReportSerializer(serializers.ModelSerializer):
+class DailyReportSerializer(StrictModelSerializer):
     class Meta:
         model = DailyReport
         fields = [

@@ -19,11 +19,11 @@ from rest_framework.response import Response
 
 from health import sos
 from health.api.alerts import CONFLICT, AlertSerializer
-from health.api.base import OwnedQuerysetMixin, sos_errors
+from health.api.base import OwnedQuerysetMixin, StrictSerializer, sos_errors
 from health.models import Alert
 
 
-class SosPressSerializer(serializers.Serializer):
+class SosPressSerializer(StrictSerializer):
     latitude = serializers.FloatField(
         required=False, min_value=-90, max_value=90, help_text="Where the user is, if the browser knows."
     )
@@ -35,7 +35,7 @@ class SosPressSerializer(serializers.Serializer):
         return attrs
 
 
-class SosEndSerializer(serializers.Serializer):
+class SosEndSerializer(StrictSerializer):
     reason = serializers.ChoiceField(
         choices=Alert.EndReason.choices,
         required=False,

@@ -22,7 +22,14 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import IdFilterField, ListFilterMixin, OwnedPrimaryKeyRelatedField, OwnedQuerysetMixin
+from health.api.base import (
+    IdFilterField,
+    ListFilterMixin,
+    OwnedPrimaryKeyRelatedField,
+    OwnedQuerysetMixin,
+    StrictModelSerializer,
+    StrictSerializer,
+)
 from health.auth import request_device
 from health.models import Device, VitalReading
 from health.models.vitals import BOUNDS
@@ -35,7 +42,7 @@ _FLOAT_METRICS = ("spo2", "sleep_minutes")
 _SLEEP_STAGES = frozenset(VitalReading.SleepStage.values) | {""}
 
 
-class VitalReadingSerializer(serializers.ModelSerializer):
+class VitalReadingSerializer(StrictModelSerializer):
     device = OwnedPrimaryKeyRelatedField(
         queryset=Device.objects.filter(revoked_at__isnull=True),
         required=False,
@@ -86,7 +93,7 @@ class VitalReadingSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class VitalIngestResultSerializer(serializers.Serializer):
+class VitalIngestResultSerializer(StrictSerializer):
     created = serializers.IntegerField(help_text="Readings stored by this request.")
     duplicates = serializers.IntegerField(help_text="Readings that were already stored (a resend).")
 

@@ -10,19 +10,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from health.api.base import StrictSerializer
 from health.models import WatchFeed
 from health.simulator import SCENARIOS
 from health.simulator import feed as watch_feed
 
 
-class ScenarioSerializer(serializers.Serializer):
+class ScenarioSerializer(StrictSerializer):
     name = serializers.CharField(help_text="What to send as scenario.")
     label = serializers.CharField()
     description = serializers.CharField()
     expected_alert = serializers.CharField(allow_null=True, help_text="The soft SOS this scenario should raise.")
 
 
-class WatchFeedSerializer(serializers.Serializer):
+class WatchFeedSerializer(StrictSerializer):
     scenario = serializers.ChoiceField(choices=SCENARIOS)
     running = serializers.BooleanField()
     device = serializers.IntegerField(allow_null=True, help_text="The simulated watch the readings come from.")
@@ -36,7 +37,7 @@ class WatchFeedSerializer(serializers.Serializer):
     scenarios = ScenarioSerializer(many=True)
 
 
-class WatchFeedControlSerializer(serializers.Serializer):
+class WatchFeedControlSerializer(StrictSerializer):
     scenario = serializers.ChoiceField(
         choices=SCENARIOS,
         required=False,

@@ -183,3 +183,15 @@ def test_an_empty_filter_value_is_refused_rather_than_read_as_no_filter(alice_ap
     assert answer.status_code == 400
     assert answer.json() == {"state": ["Give a value, or leave the parameter out."]}
     assert alice_api.get("/api/alerts/").status_code == 200
+
+
+def test_a_json_value_of_the_wrong_type_is_refused_not_coerced(alice, alice_api):
+    """DRF alone would store the number 85 as the text "85" and read true as latitude 1.0."""
+    text = alice_api.post("/api/symptom-records/", {"text": 85}, format="json")
+    place = alice_api.post("/api/sos/", {"latitude": True, "longitude": True}, format="json")
+    padded = alice_api.post("/api/devices/", {"name": " " + "w" * 80}, format="json")
+
+    assert text.status_code == 400 and text.json() == {"text": ["Not a valid string."]}
+    assert place.status_code == 400 and set(place.json()) == {"latitude", "longitude"}
+    assert padded.status_code == 400 and "name" in padded.json()
+    assert not alice.symptom_records.exists() and not alice.alerts.exists() and not alice.devices.exists()
