@@ -6,13 +6,9 @@ Kept apart from ``agents.memory.index`` so that connecting the signals at start-
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from django.core.cache import cache
-from redis.exceptions import RedisError
-
-log = logging.getLogger(__name__)
+from core import speedup_cache
 
 # user id -> (version, built at (monotonic), MemoryIndex): the indexes this process built
 _indexes: dict[int, tuple[int, float, Any]] = {}
@@ -21,11 +17,8 @@ _indexes: dict[int, tuple[int, float, Any]] = {}
 def version(user_id: int) -> int | None:
     """The user's memory version; None when the cache (Redis) cannot be reached: nobody can tell
     whether the data changed, so the caller rebuilds."""
-    try:
-        return cache.get(_version_key(user_id), 0)
-    except RedisError:
-        log.warning("memory version of user %s unknown: the cache is unreachable", user_id)
-        return None
+    found = speedup_cache.get(_version_key(user_id), 0)
+    return None if found is speedup_cache.UNREACHABLE else found
 
 
 def invalidate(user_id: int | None) -> None:
@@ -38,15 +31,7 @@ def invalidate(user_id: int | None) -> None:
     if user_id is None:
         return
     _indexes.pop(user_id, None)  # this process forgets at once (a deleted account's data too)
-    key = _version_key(user_id)
-    try:
-        cache.add(key, 0, None)
-        try:
-            cache.incr(key)
-        except ValueError:  # evicted between add and incr
-            cache.set(key, 1, None)
-    except RedisError:
-        log.warning("memory of user %s changed while the cache is unreachable", user_id)
+    speedup_cache.bump(_version_key(user_id))
 
 
 def _version_key(user_id: int) -> str:

@@ -16,10 +16,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.core.cache import cache
 from django.db.models import Q
-from redis.exceptions import RedisError
 
+from core import speedup_cache
 from health.models import VitalReading
 from health.monitor.rules import GLITCH_HEART_RATE_BELOW, Rule
 
@@ -69,18 +68,13 @@ def for_user(user_id: int, before: dt.datetime) -> Baseline:
     # Keyed by the hour being judged: a watch uploading last night's buffer
     # gets last night's baseline, and new history counts within the hour.
     key = f"health.monitor.baseline:{user_id}:{before:%Y%m%d%H}"
-    # The cache is a speed-up: with Redis down the baseline is computed each time, and readings
-    # are still stored and judged.
-    try:
-        baseline = cache.get(key)
-    except RedisError:
+    # With Redis down the baseline is computed each time, and readings are still stored and judged.
+    baseline = speedup_cache.get(key)
+    if baseline is speedup_cache.UNREACHABLE:
         return compute(user_id, before)
     if baseline is None:
         baseline = compute(user_id, before)
-        try:
-            cache.set(key, baseline, CACHE_SECONDS)
-        except RedisError:
-            pass
+        speedup_cache.put(key, baseline, CACHE_SECONDS)
     return baseline
 
 
