@@ -168,22 +168,23 @@ def _check_rule(
     return raised
 
 
-def _to_replay(user_id: int, span: Span) -> list[Rule]:
-    """The rules whose outcome the span's new readings may change (see ``crossing``)."""
+def _to_replay(user_id: int, span: Span) -> tuple[list[Rule], dict[str, state.Episode] | None]:
+    """The rules whose outcome the span's new readings may change (see ``crossing``), and where
+    every condition stands at the span's last instant when that had to be read to tell."""
     if span.crossing is None:
-        return list(RULES)
+        return list(RULES), None
     conditions = [rule.condition for rule in RULES]
     # Judged at the span's last instant: an episode that is over by then is
     # over at any later one too.
     current = state.episodes(user_id, conditions, span.last)
-    return [rule for rule in RULES if rule.condition in span.crossing or current[rule.condition].active]
+    return [rule for rule in RULES if rule.condition in span.crossing or current[rule.condition].active], current
 
 
 def check_readings(user_id: int, spans: list[Span]) -> list[Alert]:
     """Judge the new readings of ``spans``; return the soft SOS alerts raised."""
     raised: list[Alert] = []
     for span in spans:
-        rules = _to_replay(user_id, span)
+        rules, at_last = _to_replay(user_id, span)
         if not rules:
             continue
         device_rows = VitalReading.objects.filter(device_id=span.device_id).order_by("measured_at")
@@ -198,8 +199,12 @@ def check_readings(user_id: int, spans: list[Span]) -> list[Alert]:
             continue
         baseline = baselines.for_user(user_id, span.first - BP_LOOKBACK)
         active_flags = _activity(rows)
-        # Where each condition stands, read once per device for every rule.
-        episodes = state.episodes(user_id, [rule.condition for rule in rules], rows[-1]["measured_at"])
+        # Where each condition stands after the newest row, read once per device for every rule
+        # (already read when the newest row is the span's last, the usual case of a live watch).
+        newest = rows[-1]["measured_at"]
+        episodes = at_last if at_last is not None and newest == span.last else None
+        if episodes is None:
+            episodes = state.episodes(user_id, [rule.condition for rule in rules], newest)
         for rule in rules:
             personal = baselines.personalise(rule, baseline)
             raised += _check_rule(user_id, personal, rows, active_flags, episodes[rule.condition])
