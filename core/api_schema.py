@@ -10,6 +10,10 @@ and leaves an answer a view documented itself as it is.
 
 from __future__ import annotations
 
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import force_instance, is_list_serializer
+from drf_spectacular.utils import PolymorphicProxySerializer
+
 METHODS = {"get", "put", "patch", "post", "delete"}
 
 ERROR = {
@@ -32,41 +36,46 @@ def _answer(description: str, schema: str) -> dict:
     }
 
 
-# Request bodies that are a list of serializers (``many=True``): drf-spectacular does not carry a
-# list serializer's length bounds into the schema, so they are stated here (component: bounds).
-LIST_BOUNDS = {"VitalReadingOneOrManyRequest": {"minItems": 1, "maxItems": 1000}}
+class BoundedAutoSchema(AutoSchema):
+    """drf-spectacular's schema, with what it leaves out of a list of serializers (``many=True``):
+    the list's length bounds (``min_length``, ``max_length``, ``allow_empty=False``), and that a body
+    of one of several shapes (a reading, or a list of them) is required when every shape is."""
+
+    def _unwrap_list_serializer(self, serializer, direction):
+        schema = super()._unwrap_list_serializer(serializer, direction)
+        if schema is not None and is_list_serializer(serializer):
+            least = serializer.min_length if serializer.min_length is not None else int(not serializer.allow_empty)
+            if least:
+                schema["minItems"] = least
+            if serializer.max_length is not None:
+                schema["maxItems"] = serializer.max_length
+        return schema
+
+    def _get_request_for_media_type(self, serializer, direction="request"):
+        schema, required = super()._get_request_for_media_type(serializer, direction)
+        serializer = force_instance(serializer)
+        if isinstance(serializer, PolymorphicProxySerializer) and not isinstance(serializer.serializers, dict):
+            required = all(_needs_a_body(force_instance(option)) for option in serializer.serializers)
+        return schema, required
 
 
-def _bound_lists(schemas: dict) -> None:
-    for name, bounds in LIST_BOUNDS.items():
-        for option in schemas.get(name, {}).get("oneOf", []):
-            if option.get("type") == "array":
-                option.update(bounds)
-
-
-def _require_bodies(operation: dict) -> None:
-    """A body that is one of several shapes (a reading or a list of them) is still required:
-    drf-spectacular marks a body required only from a serializer's required fields."""
-    body = operation.get("requestBody")
-    if body is None:
-        return
-    for content in body.get("content", {}).values():
-        ref = content.get("schema", {}).get("$ref", "")
-        if ref.rsplit("/", 1)[-1] in LIST_BOUNDS:
-            body["required"] = True
+def _needs_a_body(serializer) -> bool:
+    """Whether an absent body fails ``serializer``: a list that may not be empty, or an object with a
+    required field the client writes."""
+    if is_list_serializer(serializer):
+        return bool(serializer.min_length) or not serializer.allow_empty
+    return any(field.required and not field.read_only for field in serializer.fields.values())
 
 
 def document_error_answers(result: dict, generator, request, public) -> dict:
     """``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``: add 400 and 404 answers where they occur."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
-    _bound_lists(schemas)
     schemas.setdefault("ErrorDetail", ERROR)
     schemas.setdefault("InvalidRequest", INVALID)
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
             if method not in METHODS:
                 continue
-            _require_bodies(operation)
             responses = operation.setdefault("responses", {})
             parameters = operation.get("parameters", [])
             takes_input = "requestBody" in operation or any(p.get("in") == "query" for p in parameters)

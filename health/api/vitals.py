@@ -201,7 +201,7 @@ def _plain_batch(items: list[Any], request: Request) -> list[dict] | None:
 
 ONE_OR_MANY = PolymorphicProxySerializer(
     component_name="VitalReadingOneOrMany",
-    serializers=[VitalReadingSerializer, VitalReadingSerializer(many=True)],
+    serializers=[VitalReadingSerializer, VitalReadingSerializer(many=True, allow_empty=False, max_length=MAX_BATCH)],
     resource_type_field_name=None,
     many=False,
 )
