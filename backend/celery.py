@@ -28,17 +28,28 @@ def ping() -> str:
 
 
 @worker_process_init.connect
-def warm_ocr_reader(**_: object) -> None:
-    """In the OCR worker (``OCR_WORKER=1``, set by scripts/run_local.py and docker-compose.yml), build
-    EasyOCR's reader as the process starts, so the patient's first prescription is not also waiting
-    for the models to load. In a thread: the process must report ready within seconds, and a reading
-    that arrives meanwhile waits for the same reader (``health.scheduler.ocr.get_reader``)."""
-    if os.environ.get("OCR_WORKER") != "1":
-        return
+def warm_up(**_: object) -> threading.Thread | None:
+    """Load, as a worker process starts, what its work will need, so that the first patient is not
+    also waiting for it. In a thread: the process must report ready within seconds (an SOS may be
+    waiting), and work that arrives meanwhile waits for the same loads.
 
-    def build() -> None:
-        from health.scheduler.ocr import get_reader
+    The OCR worker (``OCR_WORKER=1``, set by scripts/run_local.py and docker-compose.yml) builds
+    EasyOCR's reader (``health.scheduler.ocr.get_reader``); the main worker loads the chat models
+    (``agents.warm``), unless ``AGENT_WARM_UP`` is off."""
+    if os.environ.get("OCR_WORKER") == "1":
 
-        get_reader()
+        def build() -> None:
+            from health.scheduler.ocr import get_reader
 
-    threading.Thread(target=build, name="ocr-warm-up", daemon=True).start()
+            get_reader()
+
+        thread = threading.Thread(target=build, name="ocr-warm-up", daemon=True)
+        thread.start()
+        return thread
+    from django.conf import settings
+
+    if settings.AGENT_WARM_UP:
+        from agents import warm
+
+        return warm.in_background()
+    return None

@@ -353,6 +353,8 @@ AGENT_SOS_BUDGET_SECONDS = env_float("AGENT_SOS_BUDGET_SECONDS", 8.0, minimum=0.
 AGENT_MAX_MESSAGES_PER_CONVERSATION = env_int("AGENT_MAX_MESSAGES_PER_CONVERSATION", 3, minimum=0)
 # The learned second opinion of the first step (agents/first_step.py): routes to a desk what no rule read.
 AGENT_FIRST_STEP_MODEL = env_bool("AGENT_FIRST_STEP_MODEL", True)
+# Each worker process loads the chat models as it starts (agents/warm.py), not at its first chat.
+AGENT_WARM_UP = env_bool("AGENT_WARM_UP", True)
 MODEL_CACHE_DIR = Path(env_str("MODEL_CACHE_DIR", str(DATA_DIR / "model-cache"))).resolve()
 # The triage retrieval index (agents.triage), built from the symptom bank on first use.
 TRIAGE_INDEX_DIR = Path(env_str("TRIAGE_INDEX_DIR", str(DATA_DIR / "triage"))).resolve()

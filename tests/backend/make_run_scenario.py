@@ -194,6 +194,13 @@ def scenario(folder: Path) -> list[str]:
         check(checked, "the demo patient signed in; the secret key is kept in DATA_DIR")
         headers = {"X-CSRFToken": session.cookies["csrftoken"], "Referer": f"{base}/"}
 
+        # The worker loaded the chat models as it started, not at the first chat (agents/warm.py).
+        seen = "".join(reader.seen)
+        warmed = seen if "Ready for chats" in seen else reader.until("Ready for chats", timeout=240)
+        warm_line = next(line for line in warmed.splitlines() if "Ready for chats" in line)
+        assert "loaded model (" in warm_line and "triage (" in warm_line, warm_line
+        check(checked, "the worker loaded the chat models as it started: " + warm_line.split("loaded ", 1)[1])
+
         # A chat the desks leave to the planner: the worker runs the local model.
         started = session.post(f"{base}/api/conversations/", json={"text": CHAT}, headers=headers, timeout=30)
         assert started.status_code == 201, started.text[-2000:]
@@ -250,6 +257,10 @@ def scenario(folder: Path) -> list[str]:
         assert results.event_ms and results.turn_ms and results.cpu_percent, table
         print(table, flush=True)
         check(checked, f"the load driver: {stored} readings sent and stored, {len(results.turn_ms)} chat turns")
+        asked = asyncio.run(load.first_turns(base, patients, ("what's my next appointment?",)))
+        assert len(asked[0].turn_ms) == 2 and not asked[0].errors, asked
+        print(load.first_turns_table(("what's my next appointment?",), asked, after=0), flush=True)
+        check(checked, "the first-turn benchmark's driver: a question asked twice, both answered")
 
         # A worker that dies (SIGKILL, out of memory) is brought back, not left dead with SOS texts in it.
         worker = celery_worker_of(process.pid)
