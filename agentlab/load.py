@@ -284,6 +284,40 @@ async def _ask(session, base: str, text: str, results: Results, statuses: dict, 
     results.turn_ms.append((time.monotonic() - started) * 1000)
 
 
+async def saturate(base: str, patients: list[dict], readings: int, clients: int = 16) -> tuple[int, int, float]:
+    """Post ``readings`` readings (one per POST, each with its patient's device token) as fast as
+    ``clients`` concurrent clients can: the web process's throughput when it never waits for work.
+    (stored, refused, seconds)."""
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for n in range(readings):
+        queue.put_nowait(n)
+    stored = refused = 0
+    now = dt.datetime.now(dt.UTC)
+
+    async def client(session, rng: random.Random) -> None:
+        nonlocal stored, refused
+        while not queue.empty():
+            n = queue.get_nowait()
+            patient = patients[n % len(patients)]
+            reading = _reading(rng, now - dt.timedelta(milliseconds=n))  # distinct instants: none is a resend
+            headers = {"Authorization": f"Device {patient['token']}"}
+            try:
+                async with session.post(f"{base}/api/vitals/", json=reading, headers=headers) as answer:
+                    body = await answer.json(content_type=None)
+                    if answer.status == 201:
+                        stored += body.get("created", 0)
+                    else:
+                        refused += 1
+            except (aiohttp.ClientError, TimeoutError, ValueError):
+                refused += 1
+
+    timeout = aiohttp.ClientTimeout(total=60)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), timeout=timeout) as session:
+        started = time.monotonic()
+        await asyncio.gather(*(client(session, random.Random(n)) for n in range(clients)))
+        return stored, refused, time.monotonic() - started
+
+
 async def first_turns(base: str, patients: list[dict], questions: tuple[str, ...]) -> list[Results]:
     """Each question asked by its own signed-in patient, all at once, twice in a row (a fresh start's
     first answers, then warm ones): per question, its Results (``turn_ms``: first, then again)."""

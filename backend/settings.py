@@ -79,8 +79,6 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# How many HTTP requests the web process lets into Django at once (core/admission.py, backend/asgi.py).
-WEB_MAX_CONCURRENT_REQUESTS = env_int("WEB_MAX_CONCURRENT_REQUESTS", 8, minimum=1)
 
 ROOT_URLCONF = "backend.urls"
 ASGI_APPLICATION = "backend.asgi.application"
@@ -104,7 +102,15 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# Connections are kept between requests: the web process serves them on a fixed set of threads
+# (core/admission.py), each with its connection, checked before reuse.
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL,
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+    )
+}
 # Every request runs in one transaction: a failed write leaves nothing half-saved.
 DATABASES["default"]["ATOMIC_REQUESTS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -119,6 +125,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     if DATABASES["default"]["NAME"] not in ("", ":memory:"):
         private_file(Path(DATABASES["default"]["NAME"]))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# How many HTTP requests the web process lets into Django at once, each on a long-lived thread of its
+# own (core/admission.py, backend/asgi.py). SQLite takes its write lock at the start of every
+# request's transaction, so more requests inside only wait in SQLite's busy handler, which polls with
+# growing sleeps; the rest wait their turn on the event loop instead. Saturated readings a second on
+# a 2-core machine (`bench_load --saturate`, docs/benchmarks.md): SQLite 174-188 with 2, 125-166 with
+# 8; on PostgreSQL 4 and 8 were within run-to-run noise (107-150), and 8 is kept.
+WEB_MAX_CONCURRENT_REQUESTS = env_int(
+    "WEB_MAX_CONCURRENT_REQUESTS", 2 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 8, minimum=1
+)
 
 # --- Redis: broker, channel layer, cache ------------------------------------
 REDIS_URL = env_str("REDIS_URL")

@@ -44,3 +44,8 @@ def test_the_first_turn_table_says_which_answer_never_came():
 def test_a_negative_wait_is_refused_before_anything_starts():
     with pytest.raises(CommandError, match="0 or more"):
         call_command("bench_first_turn", "--after", "-1")
+
+
+def test_a_negative_saturation_is_refused_before_anything_starts():
+    with pytest.raises(CommandError, match="--saturate needs"):
+        call_command("bench_load", "--saturate", "-1")

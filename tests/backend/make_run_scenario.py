@@ -257,6 +257,10 @@ def scenario(folder: Path) -> list[str]:
         assert results.event_ms and results.turn_ms and results.cpu_percent, table
         print(table, flush=True)
         check(checked, f"the load driver: {stored} readings sent and stored, {len(results.turn_ms)} chat turns")
+        stored_before = load.stored_readings(env)
+        saturated, refused, _took = asyncio.run(load.saturate(base, patients, 20, clients=4))
+        assert saturated == 20 and refused == 0 and load.stored_readings(env) == stored_before + 20
+        check(checked, "the saturation driver: 20 readings posted as fast as 4 clients can, all stored")
         asked = asyncio.run(load.first_turns(base, patients, ("what's my next appointment?",)))
         assert len(asked[0].turn_ms) == 2 and not asked[0].errors, asked
         print(load.first_turns_table(("what's my next appointment?",), asked, after=0), flush=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+import time
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -45,14 +46,27 @@ class Command(BaseCommand):
         parser.add_argument("--postgres", default="", help="A PostgreSQL server URL: a throwaway database on it.")
         parser.add_argument("--redis", default="", help="A Redis URL instead of a local redis-server.")
         parser.add_argument("--log", default="", help="Write the stack's output (web, workers, beat) to this file.")
+        parser.add_argument(
+            "--saturate",
+            type=int,
+            default=0,
+            metavar="READINGS",
+            help="Instead of the timed load: post this many readings as fast as 16 clients can, three times, "
+            "and print the web process's readings per second.",
+        )
 
     def handle(self, *args, watches: int, chats: int, seconds: float, postgres: str, redis: str, log: str, **options):
         if watches < 1 or chats < 0 or chats > watches or seconds <= 0:
             raise CommandError("Need at least one watch, 0 <= chats <= watches, and seconds > 0.")
+        if options["saturate"] < 0:
+            raise CommandError("--saturate needs a number of readings.")
         with tempfile.TemporaryDirectory(prefix="bench-load-") as folder:
             with throwaway_postgres(postgres) if postgres else nullcontext() as database_url:
                 with load.stack(Path(folder), database_url, redis or None) as stack:
                     patients = load.make_patients(stack.env, watches)
+                    if options["saturate"]:
+                        self._saturate(stack, patients, options["saturate"], postgres)
+                        return
                     results = asyncio.run(
                         load.drive(stack.base, patients, chats=chats, seconds=seconds, pid=stack.process.pid)
                     )
@@ -62,3 +76,15 @@ class Command(BaseCommand):
                 database = "PostgreSQL" if postgres else "SQLite"
                 database += " + Redis" if redis else " + local Redis"
                 self.stdout.write(load.table(results, stored=stored, watches=watches, chats=chats, database=database))
+
+    def _saturate(self, stack, patients: list[dict], readings: int, postgres: str) -> None:
+        asyncio.run(load.saturate(stack.base, patients, min(readings, 300)))  # a first, unmeasured round
+        time.sleep(20)  # the workers' start-up loading settles
+        lanes = stack.env.get("WEB_MAX_CONCURRENT_REQUESTS", "the default")
+        self.stdout.write(
+            f"saturated: {readings} readings, one per POST, 16 clients; {'PostgreSQL' if postgres else 'SQLite'}; "
+            f"WEB_MAX_CONCURRENT_REQUESTS={lanes}"
+        )
+        for round_ in range(1, 4):
+            stored, refused, took = asyncio.run(load.saturate(stack.base, patients, readings))
+            self.stdout.write(f"round {round_}: {stored} stored, {refused} refused, {stored / took:.0f} readings/s")
