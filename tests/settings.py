@@ -24,3 +24,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # A file, not shared-cache memory: concurrency tests can hold two writers
     # that wait for each other as they do in production (WAL + IMMEDIATE).
     DATABASES["default"]["TEST"] = {"NAME": os.path.join(os.environ["DATA_DIR"], "test.sqlite3")}  # noqa: F405
+
+# The in-process servers of the browser tests serve requests on long-lived threads
+# (core/admission.py): a connection they kept would still be open on the test database when the
+# suite drops it at the end (PostgreSQL refuses to drop a database in use). Each request closes its own.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405

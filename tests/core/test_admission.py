@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import HttpCommunicator
 from django.core.asgi import get_asgi_application
@@ -86,6 +87,9 @@ def test_requests_run_their_synchronous_code_on_the_same_few_long_lived_threads(
     assert all(thread.name.startswith("web-lane-") and thread.is_alive() for thread in threads)
 
 
+# transaction=True: Django's request signals check the lane thread's database connection, which an
+# earlier request of the suite (a live server's) may have opened.
+@pytest.mark.django_db(transaction=True)
 def test_a_django_request_runs_in_a_lane(settings):
     settings.WEB_MAX_CONCURRENT_REQUESTS = 2
     started_on = []
