@@ -137,6 +137,22 @@ def test_an_upload_is_stored_and_waits_to_be_read(alice_api, alice, media):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
+    "name", ["../../../etc/cron.d/x.png", "..\\..\\windows\\evil.png", "/etc/passwd.png", "a/../../b.png", "rx\x00.png"]
+)
+def test_a_path_in_the_file_name_never_decides_where_it_is_stored(alice_api, alice, media, name):
+    response = upload(alice_api, encoded("PNG"), name)
+    assert response.status_code in (201, 400), response.content
+    if response.status_code == 400:  # a name the upload cannot carry: refused, nothing kept
+        assert not Prescription.objects.exists() and stored_files(media) == []
+        return
+    stored = Prescription.objects.get(user=alice).image.name
+    assert ".." not in stored and "etc" not in stored and "windows" not in stored and "\\" not in stored
+    files = stored_files(media)
+    assert len(files) == 1 and files[0].resolve().is_relative_to(media.resolve())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
     "data", [b"MZ\x90\x00 an executable", noisy_jpeg()[:2000], encoded("PNG", size=(20000, 20000))], ids=str
 )
 def test_a_refused_upload_leaves_no_row_and_no_file(alice_api, alice, media, data):
