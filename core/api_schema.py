@@ -44,7 +44,7 @@ class BoundedAutoSchema(AutoSchema):
     def _unwrap_list_serializer(self, serializer, direction):
         schema = super()._unwrap_list_serializer(serializer, direction)
         if schema is not None and is_list_serializer(serializer):
-            least = serializer.min_length if serializer.min_length is not None else int(not serializer.allow_empty)
+            least = _least_items(serializer)
             if least:
                 schema["minItems"] = least
             if serializer.max_length is not None:
@@ -59,11 +59,17 @@ class BoundedAutoSchema(AutoSchema):
         return schema, required
 
 
+def _least_items(serializer) -> int:
+    """The fewest items a list serializer takes (``allow_empty=False`` refuses an empty list whatever
+    ``min_length`` says)."""
+    return max(serializer.min_length or 0, int(not serializer.allow_empty))
+
+
 def _needs_a_body(serializer) -> bool:
     """Whether an absent body fails ``serializer``: a list that may not be empty, or an object with a
     required field the client writes."""
     if is_list_serializer(serializer):
-        return bool(serializer.min_length) or not serializer.allow_empty
+        return _least_items(serializer) > 0
     return any(field.required and not field.read_only for field in serializer.fields.values())
 
 
