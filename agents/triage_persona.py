@@ -25,6 +25,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from agents import triage
 from agents.knowledge import symptom_bank
 from agents.memory.index import linked_symptoms
 from agents.memory.items import MemoryItem
@@ -34,11 +35,6 @@ from agents.memory.text import analyse, body_systems
 RECENT_DAYS = 90
 SAME_PROBLEM_DENSE = 0.5  # cosine of two wordings of the same complaint (unrelated ones: ~0.1-0.3)
 CHILD_AGE = 16
-_CHILD = re.compile(
-    r"\b(?:my|our)\s+(?:[\w-]+\s+){0,3}?(?:son|daughter|child|kid|baby|toddler|boy|girl|infant|newborn|little one)\b"
-    r"|\b(?:my|our)\s+\d{1,2}[- ](?:year|month|week)s?[- ]old\b",
-    re.IGNORECASE,
-)
 _PREGNANT = re.compile(r"\b(?:i'?m|i am|she'?s|currently)\s+(?:\d+\s+weeks\s+)?pregnant\b|\bexpecting a baby\b", re.I)
 _BLEEDING = re.compile(r"\bbleed", re.IGNORECASE)
 
@@ -86,7 +82,7 @@ def persona(query: str, items: list[MemoryItem], related: list[Ranked], today: d
     """The persona signals of ``query`` given the user's memory ``items`` and their ranking ``related``."""
     profile = next((item.text for item in items if item.kind == "profile"), "")
     age = re.search(r"(\d+) years old", profile)
-    child = bool(_CHILD.search(query)) or (age is not None and int(age.group(1)) < CHILD_AGE)
+    child = triage.speaks_of_child(query) or (age is not None and int(age.group(1)) < CHILD_AGE)
     pregnant = "pregnant" in profile.lower() or bool(_PREGNANT.search(query))
     conditions = tuple(item.text.partition(": ")[2] for item in items if item.kind == "condition")
     # Tiredness or a fever alone does not make two complaints the same problem: a shared symptom

@@ -29,7 +29,7 @@ def folder(tmp_path, settings):
 def test_the_first_specialization_is_scored_against_each_labels_list(folder, tmp_path, capsys):
     out = tmp_path / "triage.json"
 
-    call_command("eval_triage", "--generated", "0", "--s2d-dir", str(folder), "--json", str(out))
+    call_command("eval_triage", "--generated", "0", "--hand-written", "", "--s2d-dir", str(folder), "--json", str(out))
 
     report = json.loads(out.read_text())["symptom2disease"]
     assert (report["cases"], report["right"]) == (2, 1)
@@ -42,7 +42,7 @@ def test_the_first_specialization_is_scored_against_each_labels_list(folder, tmp
 def test_generated_complaints_cover_every_disease_grouped_by_who_examines_first(folder, tmp_path):
     out = tmp_path / "triage.json"
 
-    call_command("eval_triage", "--generated", "1", "--no-s2d", "--json", str(out))
+    call_command("eval_triage", "--generated", "1", "--hand-written", "", "--no-s2d", "--json", str(out))
 
     report = json.loads(out.read_text())["generated"]
     assert report["cases"] == len(DISEASES)
@@ -54,3 +54,42 @@ def test_generated_complaints_cover_every_disease_grouped_by_who_examines_first(
 def test_a_missing_folder_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match=r"No symptom2disease\.csv"):
         call_command("eval_triage", "--generated", "0", "--s2d-dir", str(tmp_path / "nowhere"))
+
+
+def test_hand_written_complaints_are_scored_per_specialization(tmp_path, settings):
+    settings.TRIAGE_INDEX_DIR = str(tmp_path / "index")
+    lines = tmp_path / "hand.jsonl"
+    lines.write_text(
+        json.dumps({"text": RASH, "specialization": "Dermatologist"})
+        + "\n\n"
+        + json.dumps({"text": RASH, "specialization": "urologist"})
+        + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "triage.json"
+
+    call_command("eval_triage", "--generated", "0", "--no-s2d", "--hand-written", str(lines), "--json", str(out))
+
+    report = json.loads(out.read_text())["hand_written"]
+    assert (report["cases"], report["right"]) == (2, 1)
+    assert report["groups"] == {"dermatologist": {"right": 1, "cases": 1}, "urologist": {"right": 0, "cases": 1}}
+
+
+def test_the_committed_hand_written_set_names_directory_specializations_only():
+    from agentlab.evaluation.triage import HAND_WRITTEN
+    from health import demo_data
+
+    directory = {row.name for row in demo_data.SPECIALIZATIONS}
+    rows = [json.loads(line) for line in HAND_WRITTEN.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 100
+    assert {row["specialization"] for row in rows} <= directory
+    assert len({row["text"] for row in rows}) == len(rows)
+
+
+def test_a_malformed_hand_written_line_is_a_clear_error(tmp_path, settings):
+    settings.TRIAGE_INDEX_DIR = str(tmp_path / "index")
+    lines = tmp_path / "hand.jsonl"
+    lines.write_text('{"text": "a rash"}\n', encoding="utf-8")
+
+    with pytest.raises(CommandError, match=r"line 1: not a \{text, specialization\} object"):
+        call_command("eval_triage", "--generated", "0", "--no-s2d", "--hand-written", str(lines))

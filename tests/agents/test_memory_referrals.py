@@ -61,7 +61,7 @@ def test_a_parent_describing_a_child_is_sent_to_the_pediatrician(alice, parent, 
 
 def test_a_recent_related_complaint_goes_back_to_the_same_specialist(alice, bob):
     complaint(alice, "heartburn and acid reflux after meals", 20, "gastroenterologist")
-    said = "I have a burning feeling in my chest after meals"
+    said = "my chest hurts after meals"
 
     assert referred(alice, said)[0] == "gastroenterologist"
     assert referred(bob, said)[0] == alone(said) == "cardiologist"
@@ -76,7 +76,7 @@ def test_an_old_related_complaint_does_not_steer_the_referral(alice):
 
 def test_a_complication_said_in_other_words_is_still_recognised(alice, bob):
     conditions(alice, "type 2 diabetes")
-    said = "my cuts take forever to heal"  # no lexicon word: linked to "slow-healing wounds" by meaning
+    said = "the sore on my foot won't heal"  # not the bank's words ("slow-healing wounds"): linked by meaning
 
     assert referred(alice, said)[0] == "endocrinologist"
     assert referred(bob, said)[0] == alone(said) != "endocrinologist"

@@ -1,6 +1,6 @@
 """``manage.py eval_triage``: the triage retrieval alone, without the language model.
 
-    python manage.py eval_triage                                  # generated (4 a disease) + all 1,200 S2D
+    python manage.py eval_triage                                  # generated (4 a disease), hand-written, all 1,200 S2D
     python manage.py eval_triage --generated 2 --per-disease 5    # quicker
     python manage.py eval_triage --json var/eval/triage.json
 
@@ -36,9 +36,25 @@ class Command(BaseCommand):
         )
         parser.add_argument("--per-disease", type=int, default=None, help="Symptom2Disease: at most N a label.")
         parser.add_argument("--no-s2d", action="store_true", help="Skip Symptom2Disease.")
+        parser.add_argument(
+            "--hand-written",
+            default=str(evaluate.HAND_WRITTEN),
+            help="JSON lines of hand-written complaints with their specialization ('' to skip).",
+        )
         parser.add_argument("--json", dest="json_out", default=None, help="Write the scores here.")
 
-    def handle(self, *args, generated: int, seed: int, s2d_dir: str, per_disease, no_s2d: bool, json_out, **options):
+    def handle(
+        self,
+        *args,
+        generated: int,
+        seed: int,
+        s2d_dir: str,
+        per_disease,
+        no_s2d: bool,
+        hand_written: str,
+        json_out,
+        **options,
+    ):
         if generated < 0:
             raise CommandError("--generated must be 0 or more.")
         report = {}
@@ -47,6 +63,12 @@ class Command(BaseCommand):
             self._table(
                 f"Generated complaints ({generated} a disease, seed {seed})", "specialization", report["generated"]
             )
+        if hand_written:
+            try:
+                report["hand_written"] = evaluate.hand_written(hand_written)
+            except (OSError, ValueError) as exc:
+                raise CommandError(str(exc)) from exc
+            self._table("Hand-written complaints (development set)", "specialization", report["hand_written"])
         if not no_s2d:
             try:
                 report["symptom2disease"] = evaluate.symptom2disease(s2d_dir, per_disease)
