@@ -142,7 +142,18 @@ def _correct(word: str) -> str:
 
     found = process.extract(word, _VOCABULARY, scorer=OSA.distance, score_cutoff=2, limit=None)
     ranked = sorted((distance, meant) for meant, distance, _ in found if distance <= _allowed(word, meant))
-    return ranked[0][1] if ranked else word
+    if not ranked:
+        return word
+    # A typo can be near two words. "scurring" is one letter from "slurring" and a typo of
+    # "scarring"; "blurring" is one letter from "slurring" and a word. When the symptom lexicon's
+    # reader takes the word for a word of its own that no emergency pattern uses, the word stays
+    # as typed: an acne complaint must not call an ambulance.
+    from agents.tools.said import correct as lexicon_reading
+
+    elsewhere = lexicon_reading(word)
+    if elsewhere != word and elsewhere not in _VOCABULARY:
+        return word
+    return ranked[0][1]
 
 
 def normalised(text: str) -> str:

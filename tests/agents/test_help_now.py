@@ -119,6 +119,9 @@ NOT_EMERGENCIES = [
     "my fingers have gone blue in the cold",
     "I'm allergic to cats and my eyes are swelling",
     "my hay fever allergy makes me wheeze every spring",
+    # words one letter from an emergency word that are typos of something else, or words
+    "my acne is leaving scurring on my cheeks",
+    "my vision keeps blurring when I read",
     # past
     "I had chest pain last month, book a cardiologist",
     "Can you book a cardiologist? I had chest pains two weeks ago",
