@@ -460,3 +460,35 @@ def test_worker_shards_carry_the_setup_and_expectations(tmp_path):
     assert scenario_workers.read_cases(tmp_path / "cases.json") == [case]
     result = scenarios.CaseResult(id="x", checks={"sos": True}, setup={"vital_readings": 3}, reply="Hi.")
     assert scenarios.CaseResult(**json.loads(json.dumps(result.to_dict()))) == result
+
+
+def test_an_unmigrated_database_is_a_clear_error_before_any_case_runs(tmp_path):
+    """A fresh process on an empty SQLite file: one sentence saying what to run, not a traceback
+    from the first tool that touches a table."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from django.conf import settings
+
+    cases = write_lines(tmp_path / "cases.jsonl", [json.dumps({"id": "c1", "message": "I have a rash"})])
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "backend.settings",
+        "DATA_DIR": str(tmp_path / "data"),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite3'}",
+        "AGENT_BACKEND": "scripted",
+    }
+    finished = subprocess.run(
+        [sys.executable, "manage.py", "agent_scenarios", "--file", str(cases), "--no-progress"],
+        cwd=Path(settings.BASE_DIR),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert finished.returncode == 1
+    assert "The database is not migrated: run `python manage.py migrate` first." in finished.stderr
+    assert "Traceback" not in finished.stderr
