@@ -83,3 +83,35 @@ def test_a_fear_or_a_relative_history_is_not_a_diagnosis(text):
 )  # fmt: skip
 def test_typos_in_symptom_words_rank_like_the_spelled_words(typed, spelled):
     assert first(typed) == first(spelled)
+
+
+def test_a_complaint_is_cut_into_clauses_and_a_lone_word_joins_the_clause_before_it():
+    pieces = triage.clauses("My knee is swollen, hot and red. It hurts when I walk; I also feel feverish")
+
+    assert pieces[0].startswith("My knee is swollen") and "red" in pieces[0]
+    assert len(pieces) == 2 and pieces[1].startswith("It hurts when I walk")
+    assert all(len(piece.split()) >= 2 for piece in pieces)
+    assert triage.clauses("headache") == ["headache"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I get a squeezing pain in my chest when I climb stairs and it eases when I rest",
+        "my ankles swell by the evening and I get breathless lying flat",
+    ],
+)
+def test_each_clause_counts_towards_the_disease_its_symptoms_belong_to(text):
+    ranked = triage.suggest(text)
+
+    assert ranked[0][0] == "cardiologist"
+    assert sum(share for _, share in ranked) <= 1.0
+
+
+def test_childhood_diseases_lead_only_a_parents_account_of_a_child():
+    adult = "bad headache, high temperature and my neck is really stiff"
+    child = "my 3 year old has a barking cough and a fever"
+
+    assert not triage.speaks_of_child(adult) and triage.speaks_of_child(child)
+    assert first(adult) != "pediatrician"
+    assert first(child) == "pediatrician"
