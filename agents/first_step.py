@@ -54,7 +54,7 @@ def probabilities(message: str) -> dict[str, float]:
     from agents.triage import encoder  # the sentence encoder triage uses (loaded once per process)
 
     classes, coef, intercept, _threshold = _model()
-    vector = encoder().encode([str(message)], normalize_embeddings=True)[0]
+    vector = encoder().encode([str(message)], normalize_embeddings=True, show_progress_bar=False)[0]
     logits = coef @ vector + intercept
     exp = np.exp(logits - logits.max())
     return dict(zip(classes, (exp / exp.sum()).tolist(), strict=True))

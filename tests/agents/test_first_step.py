@@ -75,3 +75,15 @@ def test_a_booking_request_still_reaches_the_model(classifier_on, alice):
     start_chat(alice, "book me the earliest cardiologist", backend=backend)
 
     assert len(backend.calls) == 1
+
+
+def test_routing_a_message_writes_no_progress_bar_to_the_worker_log(caplog, capfd):
+    """The worker logs at INFO, where the encoder would draw a progress bar for every message."""
+    import logging
+
+    from agents import first_step
+
+    caplog.set_level(logging.INFO)
+    first_step.probabilities("what time is my appointment tomorrow")
+
+    assert "Batches" not in capfd.readouterr().err
