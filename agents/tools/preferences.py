@@ -104,6 +104,18 @@ _CLOCK = (
     re.compile(r"\bat\s+(?P<h>\d{1,2})(?:[.](?P<m>\d{2}))?\b", re.I),
 )
 _NOT_A_WISH = re.compile(r"\b(?:since|from|until|till|ago|last|every)\s+(?:about\s+|around\s+)?$", re.I)
+# Either end of a window ("08:00-18:00", "10am to 2pm", "between 9 and 12") is not a time to be seen
+# at: the window is the model's ``time_range``, and reading its start as "at 08:00" turned a day free
+# from 8 to 6 into "nobody is free at 08:00".
+_DASH = r"[-\u2013\u2014]"  # hyphen, en and em dash
+_WINDOW_STARTS = re.compile(rf"^\s*(?:{_DASH}|to\b|until\b|till\b)\s*\d", re.I)
+_WINDOW_ENDS = re.compile(rf"\d\s*(?:[ap]\.?m\.?|o'?clock)?\s*(?:{_DASH}|\bto|\buntil|\btill)\s*$", re.I)
+_BETWEEN = re.compile(r"\bbetween\s+(?:\S+\s+and\s*)?$", re.I)
+
+
+def _in_window(text: str, match: re.Match) -> bool:
+    before, after = text[: match.start()], text[match.end() :]
+    return bool(_WINDOW_STARTS.match(after) or _WINDOW_ENDS.search(before) or _BETWEEN.search(before))
 
 
 def clock_time(text: str) -> dt.time | None:
@@ -111,7 +123,12 @@ def clock_time(text: str) -> dt.time | None:
     from 1 to 7 is the afternoon: clinics are closed at 3 in the morning."""
     text = text or ""
     match = next(
-        (m for pattern in _CLOCK for m in pattern.finditer(text) if not _NOT_A_WISH.search(text[: m.start()])),
+        (
+            m
+            for pattern in _CLOCK
+            for m in pattern.finditer(text)
+            if not _NOT_A_WISH.search(text[: m.start()]) and not _in_window(text, m)
+        ),
         None,
     )
     if match is None:

@@ -54,6 +54,22 @@ def test_a_named_day_and_afternoon_pick_that_afternoon_not_the_earliest_slot(ali
     assert morning.appointments.count() == 0 and afternoon.appointments.count() == 0
 
 
+def test_a_free_window_the_user_gave_finds_a_slot_inside_it(alice, gp):
+    day = _day(3)
+    nine = _slot(gp, day, 9)
+    backend = ScriptedBackend(
+        planner=[plan("Find a GP.", "Find a general physician."), end()],
+        caller=[_search(user_schedule={"date": f"{day:%Y-%m-%d}", "time_range": "08:00-18:00"})],
+    )
+
+    conversation = start_chat(alice, f"I have a sore throat. I'm free on {day:%Y-%m-%d}, 08:00-18:00.", backend=backend)
+
+    result = observations(conversation)[0]["result"]
+    assert result["available_slot"] == {"date": f"{day:%Y-%m-%d}", "time": "09:00-09:30"}
+    assert "fits_preference" not in result and "alternatives" not in result
+    assert nine.appointments.count() == 0
+
+
 def test_something_in_the_afternoon_as_an_answer_filters_the_next_search(alice, ref, gp):
     _slot(gp, _day(2), 9)
     afternoon = _slot(gp, _day(2), 14)

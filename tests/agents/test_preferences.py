@@ -45,3 +45,25 @@ def test_a_clock_time_fits_only_a_slot_starting_then():
 @pytest.mark.parametrize(("text", "expected"), [("at 3", dt.time(15)), ("at 10", dt.time(10)), ("12am", dt.time(0))])
 def test_a_bare_early_hour_is_the_afternoon(text, expected):
     assert clock_time(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm free on 2026-12-03, 08:00-18:00.",
+        "any time 10am to 2pm works",
+        "free between 9 and 12",
+        "between 10:00 and 12:30 please",
+        "I can do 10:00 \u2013 16:00",
+    ],
+)
+def test_a_window_is_no_single_time(text):
+    assert clock_time(text) is None
+    assert preference_from([text], WEDNESDAY).at is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("can you move it to 14:30", dt.time(14, 30)), ("at 10:00 on monday", dt.time(10))]
+)
+def test_a_time_after_to_is_still_a_time_when_no_window_starts_before_it(text, expected):
+    assert clock_time(text) == expected
