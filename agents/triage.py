@@ -122,20 +122,20 @@ def _embed(texts: list[str]):
     )
 
 
-def _cache_path(name: str, texts: list[str], labels: list) -> Path:
-    digest = hashlib.sha1("\n".join(f"{t}\t{label}" for t, label in zip(texts, labels, strict=True)).encode())
+def _cache_path(name: str, lines: list[str]) -> Path:
+    digest = hashlib.sha1("\n".join(lines).encode())
     return Path(settings.TRIAGE_INDEX_DIR) / f"{name}-{digest.hexdigest()[:12]}.npy"
 
 
 def index_path() -> Path:
-    """The cache file of this bank's whole-text index (named by the digest of its texts)."""
-    return _cache_path("index", *bank_texts())
+    """The cache file of this bank's whole-text index (named by the digest of its texts and labels)."""
+    texts, labels = bank_texts()
+    return _cache_path("index", [f"{text}\t{label}" for text, label in zip(texts, labels, strict=True)])
 
 
 def phrases_path() -> Path:
     """The cache file of this bank's symptom phrasings, embedded."""
-    phrases = symptom_texts()[0]
-    return _cache_path("phrases", phrases, [""] * len(phrases))
+    return _cache_path("phrases", symptom_texts()[0])
 
 
 def prepare() -> bool:
@@ -185,20 +185,34 @@ def _build(texts: list[str], path: Path):
 _CLAUSE_BREAK = re.compile(r"[.;:!?\n]+|,|\b(?:and|with|but|also|plus|then|as well as|along with)\b", re.IGNORECASE)
 
 
+# A piece that names who it is about ("I'm constipated", "she's wheezing", "it itches") says a
+# symptom of its own, however short.
+_SUBJECT = re.compile(
+    r"^(?:i|i'm|im|i've|ive|my|he|he's|she|she's|it|it's|its|we|we're|they|they're|his|her|our|their)\b",
+    re.IGNORECASE,
+)
+
+
+def _describes_the_clause_before(piece: str) -> bool:
+    return len(piece.split()) < SHORT_CLAUSE and not _SUBJECT.match(piece)
+
+
 def clauses(text: str) -> list[str]:
     """``text`` cut where a new symptom usually starts (sentence ends, commas, "and", "with"...).
 
-    A short piece ("red", "itchy and swollen", "tingly") joins the clause before it: alone its
-    embedding matches any symptom with that word, whatever the clause before says of where."""
+    A short piece without a subject ("red", "itchy", "very sore") joins the clause before it: alone
+    its embedding matches any symptom with that word, whatever the clause before says of where. A
+    short piece with one ("I'm constipated") stays a clause: joined, it would blur the clause before
+    into two symptoms and match neither well."""
     pieces = [piece.strip(" ,") for piece in _CLAUSE_BREAK.split(str(text))]
     pieces = [piece for piece in pieces if piece and any(c.isalpha() for c in piece)]
     joined: list[str] = []
     for piece in pieces:
-        if joined and len(piece.split()) < SHORT_CLAUSE:
+        if joined and _describes_the_clause_before(piece):
             joined[-1] = f"{joined[-1]} {piece}"
         else:
             joined.append(piece)
-    if len(joined) > 1 and len(joined[0].split()) < SHORT_CLAUSE:
+    if len(joined) > 1 and _describes_the_clause_before(joined[0]):
         joined[1] = f"{joined[0]} {joined[1]}"
         del joined[0]
     return joined or [str(text)]

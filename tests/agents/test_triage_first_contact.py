@@ -88,10 +88,16 @@ def test_typos_in_symptom_words_rank_like_the_spelled_words(typed, spelled):
 def test_a_complaint_is_cut_into_clauses_and_a_lone_word_joins_the_clause_before_it():
     pieces = triage.clauses("My knee is swollen, hot and red. It hurts when I walk; I also feel feverish")
 
-    assert pieces[0].startswith("My knee is swollen") and "red" in pieces[0]
-    assert len(pieces) == 2 and pieces[1].startswith("It hurts when I walk")
-    assert all(len(piece.split()) >= 2 for piece in pieces)
+    assert pieces == ["My knee is swollen hot red", "It hurts when I walk", "I feel feverish"]
+    assert triage.clauses("my eye is red and itchy") == ["my eye is red itchy"]
     assert triage.clauses("headache") == ["headache"]
+
+
+def test_a_short_piece_with_its_own_subject_stays_a_clause():
+    pieces = triage.clauses("always cold, gaining weight, my hair is falling out and I'm constipated")
+
+    assert pieces == ["always cold gaining weight", "my hair is falling out", "I'm constipated"]
+    assert triage.clauses("a rash on my arm, red, it itches") == ["a rash on my arm red", "it itches"]
 
 
 @pytest.mark.parametrize(
