@@ -18,7 +18,7 @@ from agents.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.context import ToolContext
 from agents.tools.preferences import describe, preference_from
 from agents.tools.registry import tool
-from agents.tools.transcript import last_result, request_parts, said_in_request
+from agents.tools.transcript import last_question, last_result, request_parts, said_in_request
 from health.models import (
     Appointment,
     AppointmentHistory,
@@ -143,6 +143,60 @@ def _slot(specialist: Specialist, starts_at: dt.datetime) -> Slot:
     if slot is None:
         raise NotFound(f"{specialist.name} has no slot starting at {starts_at:%H:%M on %d/%m/%Y}.")
     return slot
+
+
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_OFFER = re.compile(r"\b(?:book|booking|appointment|slot|opening|free|available|see you|dr\.?)\b", re.I)
+
+
+def _offered(conversation) -> list[dict]:
+    """The slots the latest search of this conversation found free: its slot, then its alternatives."""
+    found = last_result(conversation, "get_available_specialists", request_only=True)
+    if not isinstance(found, dict) or not isinstance(found.get("available_slot"), dict):
+        return []
+    first = {"specialist_id": found.get("specialist_id"), "name": found.get("name"), **found["available_slot"]}
+    return [first, *(slot for slot in found.get("alternatives", []) if isinstance(slot, dict))]
+
+
+def slot_question(conversation, question: str) -> str:
+    """``question`` as the user reads it. A question that names a date or a clock time that no slot
+    of the latest search has is asked about a slot that search found instead: the small model
+    sometimes copies today's date for the slot's ("free on 2026-11-26" for a slot on the 30th), and
+    the patient must never be offered, or say yes to, a time that is not free."""
+    offered = _offered(conversation)
+    dates = set(_ISO_DATE.findall(question))
+    times = {f"{int(hour):02d}:{minute}" for hour, minute in _CLOCK.findall(question)}
+    if not offered or not (dates or times) or not _OFFER.search(question):
+        return question
+    if dates <= {slot.get("date") for slot in offered} and times <= {
+        time for slot in offered for time in str(slot.get("time", "")).split("-")
+    }:
+        return question
+    slot = next((slot for slot in offered if str(slot.get("time", ""))[:5] in times), offered[0])
+    return render_to_string("agents/slot_question.txt", {"slot": slot}).strip()
+
+
+def _agreed_slot(ctx: ToolContext, specialist: Specialist) -> Slot | None:
+    """The slot of ``specialist`` that the question the user said yes to named, when it is one slot."""
+    asked = last_question(ctx.conversation)
+    if not asked or not ANSWER_YES.match(_answer(ctx)):
+        return None
+    shown = slot_question(ctx.conversation, str(asked.get("questions", "")))
+    named = [
+        slot
+        for slot in _offered(ctx.conversation)
+        if str(slot.get("specialist_id")) == str(specialist.pk)
+        and slot.get("date") in shown
+        and str(slot.get("time", ""))[:5] in shown
+    ]
+    if len(named) != 1:
+        return None
+    try:
+        starts_at = parse_time_date(f"{named[0]['time']}, {named[0]['date']}", ctx.tz)
+    except InvalidArguments:
+        return None
+    return Slot.objects.filter(specialist=specialist, starts_at=starts_at).first()
 
 
 def specialist_label(specialist: Specialist) -> str:
@@ -298,7 +352,13 @@ def _take_slot(ctx: ToolContext, user_id: str, specialist_id: str, appointment_t
     confirms it on the Appointments page). A model's word is never the patient's consent."""
     ctx.check_user(user_id)
     specialist = _specialist(specialist_id)
-    slot = _slot(specialist, parse_time_date(appointment_time_date, ctx.tz))
+    try:
+        slot = _slot(specialist, parse_time_date(appointment_time_date, ctx.tz))
+    except NotFound:
+        # The model copied the slot wrong; the user said yes to the one the question named.
+        slot = _agreed_slot(ctx, specialist)
+        if slot is None:
+            raise
     answer = _answer(ctx)
     if ANSWER_NO.match(answer):
         raise ToolError("The user declined this appointment: nothing was booked. Do not book it.")

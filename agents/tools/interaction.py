@@ -9,7 +9,7 @@ from typing import Any
 
 from agents.errors import InvalidArguments
 from agents.models import Conversation
-from agents.tools.appointments import appointment_notice
+from agents.tools.appointments import appointment_notice, slot_question
 from agents.tools.context import ToolContext
 from agents.tools.registry import tool
 from core.events import Event
@@ -66,7 +66,7 @@ def get_input_from_user(ctx: ToolContext, user_id: str, questions: str) -> AskUs
         questions: Question to ask the user.
     """
     ctx.check_user(user_id)
-    return AskUser(question=questions)
+    return AskUser(question=slot_question(ctx.conversation, questions))
 
 
 @tool(suspends=True)

@@ -46,9 +46,13 @@ def request_parts(conversation) -> list[str]:
     return words
 
 
-def last_result(conversation, tool: str) -> Any:
-    """The result of the latest successful ``tool`` call in this conversation, else None."""
+def last_result(conversation, tool: str, *, request_only: bool = False) -> Any:
+    """The result of the latest successful ``tool`` call in this conversation (or, with
+    ``request_only``, since the user's latest message), else None."""
     states = _states(conversation)
+    if request_only:
+        latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=len(states))
+        states = states[latest:]
     found = None
     for previous, state in itertools.pairwise(states):
         if previous["from"] == "caller" and state["from"] == "observation":
@@ -56,4 +60,19 @@ def last_result(conversation, tool: str) -> Any:
             value = state["value"] if isinstance(state["value"], dict) else {}
             if call.get("tool") == tool and "result" in value:
                 found = value["result"]
+    return found
+
+
+def last_question(conversation) -> dict[str, Any] | None:
+    """The parameters of the latest question the user answered in this request (None if none)."""
+    states = _states(conversation)
+    latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
+    if latest is None:
+        return None
+    found = None
+    for previous, state in itertools.pairwise(states[latest:]):
+        if state["from"] == "observation" and previous["from"] == "caller":
+            call = previous["value"] if isinstance(previous["value"], dict) else {}
+            if call.get("tool") == "get_input_from_user" and isinstance(call.get("parameters"), dict):
+                found = call["parameters"]
     return found

@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from agents.llm.scripted import ScriptedBackend
+from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from health.models import Appointment, Notification
 from tests.agents.helpers import BERLIN, call, end, observations, plan, slot_text
@@ -166,6 +167,91 @@ def test_a_declined_proposal_books_nothing_even_if_the_model_confirms(alice, ref
     assert not Appointment.objects.filter(user=alice).exists()
     notice = Notification.objects.get(user=alice, kind="assistant")
     assert notice.body == "No appointment has been booked for you."
+
+
+def _copied_wrong(ref, slot, wrong_day: dt.date) -> ScriptedBackend:
+    """A model that found ``slot`` and then copied another day into its question and its booking."""
+    wrong = f"09:00-09:30, {wrong_day:%d/%m/%Y}"
+    return ScriptedBackend(
+        planner=[
+            plan("Find a GP.", "Find a general physician."),
+            plan("One is free.", "Ask the user."),
+            plan("The user agreed.", "Confirm it."),
+            end(),
+        ],
+        caller=[
+            _search(),
+            call(
+                "get_input_from_user",
+                user_id=ref,
+                questions=f"Dr. Diego Arroyo has an opening on {wrong_day:%Y-%m-%d} at 09:00. Book it?",
+            ),
+            call(
+                "confirm_appointment", user_id=ref, specialist_id=str(slot.specialist_id), appointment_time_date=wrong
+            ),
+        ],
+    )
+
+
+def test_a_question_naming_a_day_no_search_found_asks_about_the_slot_found(alice, ref, gp):
+    day = _day(4)
+    slot = _slot(gp, day, 9)
+    conversation = start_chat(alice, "I have a sore throat.", backend=_copied_wrong(ref, slot, _day(0)))
+
+    question = pending_question(conversation)
+
+    assert f"{day:%Y-%m-%d}" in question and "09:00-09:30" in question
+    assert f"{_day(0):%Y-%m-%d}" not in question
+    assert not Appointment.objects.filter(user=alice).exists()
+
+
+def test_yes_to_the_slot_the_question_named_books_it_though_the_model_copied_another_day(alice, ref, gp):
+    day = _day(4)
+    slot = _slot(gp, day, 9)
+    backend = _copied_wrong(ref, slot, _day(0))
+    conversation = start_chat(alice, "I have a sore throat.", backend=backend)
+
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+
+    appointment = Appointment.objects.get(user=alice)
+    assert appointment.slot_id == slot.pk and appointment.state == Appointment.State.CONFIRMED
+    assert observations(conversation)[2] == {"result": True}
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Dr. Diego Arroyo is free on {day} at 09:00-09:30. Shall I book it?",
+        "Did the sore throat start on 2026-01-02 at 07:00?",  # no offer: not about a slot
+    ],
+)
+def test_a_question_about_the_slot_found_or_about_no_slot_is_asked_as_written(alice, ref, gp, written):
+    day = _day(4)
+    _slot(gp, day, 9)
+    written = written.format(day=f"{day:%Y-%m-%d}")
+    backend = ScriptedBackend(
+        planner=[plan("Find a GP.", "Find a general physician."), plan("One is free.", "Ask the user."), end()],
+        caller=[_search(), call("get_input_from_user", user_id=ref, questions=written)],
+    )
+
+    assert pending_question(start_chat(alice, "I have a sore throat.", backend=backend)) == written
+
+
+def test_a_slot_nobody_asked_about_is_still_refused(alice, ref, gp):
+    slot = _slot(gp, _day(4), 9)
+    backend = ScriptedBackend(
+        planner=[plan("Find a GP.", "Find a general physician."), plan("Book.", "Book it."), end()],
+        caller=[
+            _search(),
+            call("confirm_appointment", user_id=ref, specialist_id=str(slot.specialist_id),
+                 appointment_time_date=f"09:00-09:30, {_day(0):%d/%m/%Y}"),
+        ],
+    )  # fmt: skip
+
+    conversation = start_chat(alice, "I have a sore throat.", backend=backend)
+
+    assert "no slot starting at 09:00" in observations(conversation)[1]["error"]
+    assert not Appointment.objects.filter(user=alice).exists()
 
 
 def test_a_second_specialist_in_the_same_slot_is_refused_in_words(alice, ref, gp, general_physician):
