@@ -7,11 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.errors import InvalidArguments
+from agents.errors import InvalidArguments, ToolError
 from agents.models import Conversation
 from agents.tools.appointments import appointment_notice, slot_question
 from agents.tools.context import ToolContext
 from agents.tools.registry import tool
+from agents.tools.transcript import answered_questions
 from core.events import Event
 from core.realtime import push_to_user
 from health.models import Alert, Notification
@@ -66,7 +67,30 @@ def get_input_from_user(ctx: ToolContext, user_id: str, questions: str) -> AskUs
         questions: Question to ask the user.
     """
     ctx.check_user(user_id)
+    asked = _symptom_answers(ctx.conversation) if _SYMPTOM_QUESTION.search(questions) else []
+    # Measured on the 160 test conversations' failures: an error stops the loop; handing the model
+    # the patient's last answer again ("No, nothing else.") without asking kept it asking.
+    if len(asked) >= FOLLOW_UPS or (asked and _NOTHING_MORE.match(asked[-1])):
+        raise ToolError(
+            "The user has told you all they have to say about their symptoms. Do not ask about symptoms "
+            "again: go on with the symptoms you have (match them to a specialization)."
+        )
     return AskUser(question=slot_question(ctx.conversation, questions))
+
+
+# A question about more symptoms, and an answer that adds none. The seed paper's counter flow asks at
+# most two follow-up questions; the small model sometimes asks "Anything else?" until the step limit
+# after the patient said there is nothing else.
+_SYMPTOM_QUESTION = re.compile(
+    r"\b(?:symptoms?|anything else|what else|else (?:have|did) you|noticed|since when|how long)\b", re.I
+)
+_NOTHING_MORE = re.compile(r"^\W*(?:no(?:pe)?|nothing|none|not really|that'?s (?:it|all))\b", re.I)
+FOLLOW_UPS = 2
+
+
+def _symptom_answers(conversation) -> list[str]:
+    """The user's answers to the questions about symptoms asked in this request."""
+    return [answer for said, answer in answered_questions(conversation) if _SYMPTOM_QUESTION.search(said)]
 
 
 @tool(suspends=True)

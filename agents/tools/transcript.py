@@ -76,3 +76,20 @@ def last_question(conversation) -> dict[str, Any] | None:
             if call.get("tool") == "get_input_from_user" and isinstance(call.get("parameters"), dict):
                 found = call["parameters"]
     return found
+
+
+def answered_questions(conversation) -> list[tuple[str, str]]:
+    """(question as the model wrote it, the user's answer) for each ``get_input_from_user`` call
+    answered since the user's latest message, in order."""
+    states = _states(conversation)
+    latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
+    if latest is None:
+        return []
+    pairs = []
+    for previous, state in itertools.pairwise(states[latest:]):
+        if state["from"] == "observation" and previous["from"] == "caller":
+            call = previous["value"] if isinstance(previous["value"], dict) else {}
+            result = state["value"].get("result") if isinstance(state["value"], dict) else None
+            if call.get("tool") == "get_input_from_user" and isinstance(call.get("parameters"), dict):
+                pairs.append((str(call["parameters"].get("questions", "")), str(result or "")))
+    return pairs
