@@ -18,7 +18,7 @@ from agents.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.context import ToolContext
 from agents.tools.preferences import describe, preference_from
 from agents.tools.registry import tool
-from agents.tools.transcript import last_question, last_result, request_parts, said_in_request
+from agents.tools.transcript import answered_questions, last_result, request_parts, said_in_request
 from health.models import (
     Appointment,
     AppointmentHistory,
@@ -179,10 +179,10 @@ def slot_question(conversation, question: str) -> str:
 
 def _agreed_slot(ctx: ToolContext, specialist: Specialist) -> Slot | None:
     """The slot of ``specialist`` that the question the user said yes to named, when it is one slot."""
-    asked = last_question(ctx.conversation)
+    asked = answered_questions(ctx.conversation)
     if not asked or not ANSWER_YES.match(_answer(ctx)):
         return None
-    shown = slot_question(ctx.conversation, str(asked.get("questions", "")))
+    shown = slot_question(ctx.conversation, asked[-1][0])
     named = [
         slot
         for slot in _offered(ctx.conversation)

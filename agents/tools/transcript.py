@@ -63,21 +63,6 @@ def last_result(conversation, tool: str, *, request_only: bool = False) -> Any:
     return found
 
 
-def last_question(conversation) -> dict[str, Any] | None:
-    """The parameters of the latest question the user answered in this request (None if none)."""
-    states = _states(conversation)
-    latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
-    if latest is None:
-        return None
-    found = None
-    for previous, state in itertools.pairwise(states[latest:]):
-        if state["from"] == "observation" and previous["from"] == "caller":
-            call = previous["value"] if isinstance(previous["value"], dict) else {}
-            if call.get("tool") == "get_input_from_user" and isinstance(call.get("parameters"), dict):
-                found = call["parameters"]
-    return found
-
-
 def answered_questions(conversation) -> list[tuple[str, str]]:
     """(question as the model wrote it, the user's answer) for each ``get_input_from_user`` call
     answered since the user's latest message, in order."""
