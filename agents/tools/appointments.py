@@ -164,7 +164,10 @@ def slot_question(conversation, question: str) -> str:
     of the latest search has is asked about a slot that search found instead: the small model
     sometimes copies today's date for the slot's ("free on 2026-11-26" for a slot on the 30th), and
     the patient must never be offered, or say yes to, a time that is not free."""
-    offered = _offered(conversation)
+    return _asked_about(_offered(conversation), question)
+
+
+def _asked_about(offered: list[dict], question: str) -> str:
     dates = set(_ISO_DATE.findall(question))
     times = {f"{int(hour):02d}:{minute}" for hour, minute in _CLOCK.findall(question)}
     if not offered or not (dates or times) or not _OFFER.search(question):
@@ -182,10 +185,11 @@ def _agreed_slot(ctx: ToolContext, specialist: Specialist) -> Slot | None:
     asked = answered_questions(ctx.conversation)
     if not asked or not ANSWER_YES.match(_answer(ctx)):
         return None
-    shown = slot_question(ctx.conversation, asked[-1][0])
+    offered = _offered(ctx.conversation)
+    shown = _asked_about(offered, asked[-1][0])
     named = [
         slot
-        for slot in _offered(ctx.conversation)
+        for slot in offered
         if str(slot.get("specialist_id")) == str(specialist.pk)
         and slot.get("date") in shown
         and str(slot.get("time", ""))[:5] in shown

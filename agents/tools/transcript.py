@@ -22,6 +22,13 @@ def _states(conversation) -> list[dict[str, Any]]:
     return export_conversation(conversation)
 
 
+def _request_states(conversation) -> list[dict[str, Any]]:
+    """The states from the user's latest message on ([] when the user has said nothing)."""
+    states = _states(conversation)
+    latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
+    return [] if latest is None else states[latest:]
+
+
 def said_in_request(conversation) -> str:
     """The user's latest message and their answers to the questions asked after it ("" without a
     conversation). Earlier requests of a long chat are left out: they are about something else."""
@@ -30,12 +37,11 @@ def said_in_request(conversation) -> str:
 
 def request_parts(conversation) -> list[str]:
     """What :func:`said_in_request` joins: the user's latest message, then each answer in order."""
-    states = _states(conversation)
-    latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
-    if latest is None:
+    states = _request_states(conversation)
+    if not states:
         return []
-    words = [str(states[latest]["value"])]
-    for previous, state in itertools.pairwise(states[latest:]):
+    words = [str(states[0]["value"])]
+    for previous, state in itertools.pairwise(states):
         if state["from"] == "observation" and previous["from"] == "caller":
             call = previous["value"] if isinstance(previous["value"], dict) else {}
             if call.get("tool") in QUESTION_TOOLS:
@@ -49,10 +55,7 @@ def request_parts(conversation) -> list[str]:
 def last_result(conversation, tool: str, *, request_only: bool = False) -> Any:
     """The result of the latest successful ``tool`` call in this conversation (or, with
     ``request_only``, since the user's latest message), else None."""
-    states = _states(conversation)
-    if request_only:
-        latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=len(states))
-        states = states[latest:]
+    states = _request_states(conversation) if request_only else _states(conversation)
     found = None
     for previous, state in itertools.pairwise(states):
         if previous["from"] == "caller" and state["from"] == "observation":
@@ -66,12 +69,8 @@ def last_result(conversation, tool: str, *, request_only: bool = False) -> Any:
 def answered_questions(conversation) -> list[tuple[str, str]]:
     """(question as the model wrote it, the user's answer) for each ``get_input_from_user`` call
     answered since the user's latest message, in order."""
-    states = _states(conversation)
-    latest = max((i for i, state in enumerate(states) if state["from"] == "user"), default=None)
-    if latest is None:
-        return []
     pairs = []
-    for previous, state in itertools.pairwise(states[latest:]):
+    for previous, state in itertools.pairwise(_request_states(conversation)):
         if state["from"] == "observation" and previous["from"] == "caller":
             call = previous["value"] if isinstance(previous["value"], dict) else {}
             result = state["value"].get("result") if isinstance(state["value"], dict) else None
