@@ -15,6 +15,7 @@ from health.models import DoseEvent, Medication, Prescription
 from health.models.appointments import patient_zone
 from health.scheduler.dispatch import dispatch_due_doses
 from tests.browser.conftest import screenshot, sign_in
+from tests.clock import settle_clear_of_midnight
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 LINES = [
@@ -37,6 +38,7 @@ def prescription_photo(path) -> str:
 
 
 def test_upload_review_confirm_and_the_reminder_goes_off(page, alice, tmp_path):
+    settle_clear_of_midnight(alice)  # the dose set "a few minutes from now" is today's, as the page lists
     sign_in(page, "alice")
     page.get_by_role("link", name="Medications").click()
     expect(page.get_by_role("heading", name="Your medicines")).to_be_visible()

@@ -23,6 +23,7 @@ from core.ports import free_port
 from health.models import DoseEvent
 from tests.browser.conftest import BROWSER_TIMEOUT_MS, CHROMIUM, screenshot
 from tests.chaos.processes import ROOT, app_environment, kill_group, start_celery_worker, venv_command
+from tests.clock import settle_clear_of_midnight
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
 from tests.local_redis import redis_database
 
@@ -43,9 +44,13 @@ def sent_dose(alice):
     hasher = PBKDF2PasswordHasher()
     alice.password = hasher.encode(PASSWORD, hasher.salt())
     alice.save(update_fields=["password"])
+    # A dose sent a moment ago is today's in the patient's zone only when today lasts the test's length.
+    zone = settle_clear_of_midnight(alice)
     due = timezone.now() - dt.timedelta(seconds=5)
     reminder = ReminderFactory(medication=MedicationFactory(user=alice, name="Metformin"))
-    return DoseEventFactory(reminder=reminder, due_at=due, due_on=due.date(), state="sent", sent_at=due)
+    return DoseEventFactory(
+        reminder=reminder, due_at=due, due_on=due.astimezone(zone).date(), state="sent", sent_at=due
+    )
 
 
 def start_web(env: dict[str, str], port: int, log) -> subprocess.Popen:
