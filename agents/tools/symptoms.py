@@ -79,7 +79,12 @@ def store_symptoms(ctx: ToolContext, user_id: str, symptoms: str, timestamp: str
                 "The user did not report any symptom in this request (it is a question or a request): "
                 "store nothing and answer the request instead."
             )
-        named = [symptom for symptom in named if user_words.symptom_said(symptom, said)]
+        named = [symptom for symptom in named if user_words.symptom_said(symptom, said)] or (
+            # None of the model's words is the user's ("muscle fatigue" for "my arms feel heavy"):
+            # the bank symptoms the user's own words name are stored instead. Refusing made a small
+            # planner restart a finished booking to try again, until its step limit.
+            user_words.symptoms_in(said)
+        )
         if not named:
             raise ToolError(
                 f"The user did not say {symptoms!r}. Store only symptoms in the user's own words, "

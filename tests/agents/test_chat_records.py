@@ -202,8 +202,15 @@ def test_symptoms_the_user_did_not_say_are_not_stored(alice, store):
     assert SymptomRecord.objects.get(user=alice).symptoms == ["headache", "cough"]
 
 
-def test_symptoms_none_of_whose_words_the_user_said_are_refused(alice, store):
-    outcome = store("I have a headache", "chest pain, shortness of breath")
+def test_when_none_of_the_model_s_symptoms_was_said_the_user_s_own_are_stored(alice, store):
+    outcome = store("I have a headache and my tummy hurts", "chest pain, shortness of breath")
+
+    assert outcome == {"result": True}
+    assert SymptomRecord.objects.get(user=alice).symptoms == ["headache", "abdominal pain"]
+
+
+def test_symptoms_none_of_whose_words_the_user_said_are_refused_when_the_user_named_none(alice, store):
+    outcome = store("I feel awful", "chest pain, shortness of breath")
 
     assert "did not say" in outcome["error"]
     assert not SymptomRecord.objects.filter(user=alice).exists()
