@@ -193,8 +193,27 @@ _SUBJECT = re.compile(
 )
 
 
+# "very sore", "at night": a degree or a time says how or when of the clause before, whatever its last word.
+_QUALIFIER = re.compile(r"^(?:very|really|so|quite|a bit|bit|more|less|worse|better|at|in|on|for|since|all)\b", re.IGNORECASE)
+# Words that end a bank symptom's name but usually describe one in a complaint ("a sore throat").
+_NOT_HEADS = frozenset({"sore"})
+
+
+@cache
+def _symptom_heads() -> frozenset[str]:
+    """The last words of the bank's clinical symptom names ("loss", "thirst", "fever", "cough"):
+    the thing a symptom is. A short piece ending in one names a symptom of its own."""
+    return frozenset(s.clinical.lower().split()[-1] for s in symptom_bank().symptoms.values()) - _NOT_HEADS
+
+
 def _describes_the_clause_before(piece: str) -> bool:
-    return len(piece.split()) < SHORT_CLAUSE and not _SUBJECT.match(piece)
+    """A short piece without a subject, unless it names a symptom of its own: in "constant thirst,
+    frequent urination, weight loss" each piece is one symptom of a list, where "red" or "itchy"
+    only says more of the clause before."""
+    words = piece.lower().split()
+    if len(words) >= SHORT_CLAUSE or _SUBJECT.match(piece):
+        return False
+    return _QUALIFIER.match(piece) is not None or words[-1] not in _symptom_heads()
 
 
 def clauses(text: str) -> list[str]:

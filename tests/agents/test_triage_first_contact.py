@@ -93,11 +93,19 @@ def test_a_complaint_is_cut_into_clauses_and_a_lone_word_joins_the_clause_before
     assert triage.clauses("headache") == ["headache"]
 
 
-def test_a_short_piece_with_its_own_subject_stays_a_clause():
+def test_a_short_piece_with_its_own_subject_or_naming_a_symptom_stays_a_clause():
     pieces = triage.clauses("always cold, gaining weight, my hair is falling out and I'm constipated")
 
-    assert pieces == ["always cold gaining weight", "my hair is falling out", "I'm constipated"]
+    assert pieces == ["always cold", "gaining weight", "my hair is falling out", "I'm constipated"]
     assert triage.clauses("a rash on my arm, red, it itches") == ["a rash on my arm red", "it itches"]
+
+
+def test_a_short_piece_that_names_a_symptom_stays_a_clause_but_a_degree_or_a_time_joins():
+    pieces = triage.clauses("constant thirst, frequent urination, weight loss and a dry cough")
+
+    assert pieces == ["constant thirst", "frequent urination", "weight loss", "a dry cough"]
+    assert triage.clauses("sore throat, fever, very sore") == ["sore throat", "fever very sore"]
+    assert triage.clauses("I wake up coughing, at night") == ["I wake up coughing at night"]
 
 
 @pytest.mark.parametrize(
