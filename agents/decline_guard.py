@@ -32,7 +32,7 @@ from django.template.loader import render_to_string
 
 from agents.models import Conversation
 from agents.tools import said
-from agents.tools.symptoms import split_symptoms
+from agents.tools.symptoms import complaint
 from agents.tools.transcript import QUESTION_TOOLS
 from agents.trajectory import END
 
@@ -115,17 +115,6 @@ def _referral(request: list[dict[str, Any]]) -> str:
         if call.get("tool") == MATCH and isinstance(result, dict) and result.get("specializations"):
             return str(result["specializations"][0]).lower()
     return ""
-
-
-def complaint(text: str) -> list[str]:
-    """The complaint in the user's words: the bank symptoms they named and did not deny, then each
-    short clause of a complaint that names none of them, as written ("my knee is swollen")."""
-    named = said.symptoms_in(text)
-    for clause in split_symptoms(text):
-        clause = clause.strip(" .!?")
-        if len(clause) <= 80 and said.names_a_complaint(clause) and not said.symptoms_in(clause):
-            named.append(clause)
-    return named
 
 
 def notice(symptoms: str, specialization: str) -> str:

@@ -37,6 +37,17 @@ def split_symptoms(text: str) -> list[str]:
     return symptoms
 
 
+def complaint(text: str) -> list[str]:
+    """The complaint in the user's words: the bank symptoms they named and did not deny, then each
+    short clause of a complaint that names none of them, as written ("my knee is swollen")."""
+    named = user_words.symptoms_in(text)
+    for clause in split_symptoms(text):
+        clause = clause.strip(" .!?")
+        if len(clause) <= 80 and user_words.names_a_complaint(clause) and not user_words.symptoms_in(clause):
+            named.append(clause)
+    return named
+
+
 def _collapse_repeats(words: list[str], longest: int = 4) -> list[str]:
     """Words with back-to-back repeats of a phrase of up to ``longest`` words kept once."""
     kept: list[str] = []
@@ -81,9 +92,9 @@ def store_symptoms(ctx: ToolContext, user_id: str, symptoms: str, timestamp: str
             )
         named = [symptom for symptom in named if user_words.symptom_said(symptom, said)] or (
             # None of the model's words is the user's ("muscle fatigue" for "my arms feel heavy"):
-            # the bank symptoms the user's own words name are stored instead. Refusing made a small
-            # planner restart a finished booking to try again, until its step limit.
-            user_words.symptoms_in(said)
+            # the complaint in the user's own words is stored instead. Refusing made a small planner
+            # restart a finished booking to try again, until its step limit.
+            complaint(said)
         )
         if not named:
             raise ToolError(

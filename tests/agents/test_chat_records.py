@@ -209,8 +209,17 @@ def test_when_none_of_the_model_s_symptoms_was_said_the_user_s_own_are_stored(al
     assert SymptomRecord.objects.get(user=alice).symptoms == ["headache", "abdominal pain"]
 
 
-def test_symptoms_none_of_whose_words_the_user_said_are_refused_when_the_user_named_none(alice, store):
-    outcome = store("I feel awful", "chest pain, shortness of breath")
+def test_a_complaint_without_a_bank_symptom_is_stored_as_the_user_wrote_it(alice, store):
+    outcome = store("I feel awful and my knee is swollen", "chest pain, shortness of breath")
+
+    assert outcome == {"result": True}
+    assert SymptomRecord.objects.get(user=alice).symptoms == ["I feel awful", "my knee is swollen"]
+
+
+def test_symptoms_none_of_whose_words_the_user_said_are_refused_when_no_clause_can_be_kept(alice, store):
+    # One clause too long to store as a symptom, naming no symptom of the bank.
+    text = "I have been feeling awful for weeks now ever since we moved into the new flat in town by the river"
+    outcome = store(text, "chest pain, shortness of breath")
 
     assert "did not say" in outcome["error"]
     assert not SymptomRecord.objects.filter(user=alice).exists()
