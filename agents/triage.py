@@ -194,7 +194,9 @@ _SUBJECT = re.compile(
 
 
 # "very sore", "at night": a degree or a time says how or when of the clause before, whatever its last word.
-_QUALIFIER = re.compile(r"^(?:very|really|so|quite|a bit|bit|more|less|worse|better|at|in|on|for|since|all)\b", re.IGNORECASE)
+_QUALIFIER = re.compile(
+    r"^(?:very|really|so|quite|a bit|bit|more|less|worse|better|at|in|on|for|since|all)\b", re.IGNORECASE
+)
 # Words that end a bank symptom's name but usually describe one in a complaint ("a sore throat").
 _NOT_HEADS = frozenset({"sore"})
 
