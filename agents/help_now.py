@@ -14,9 +14,12 @@ What counts (each group below has its patterns and the reason for them):
 - an acute red flag said in the present, of the user or of someone with them: chest pain with
   breathlessness, sweating, arm / jaw pain or fainting (or crushing / severe chest pain), a heart
   attack, can't breathe / not breathing / choking, a stroke or its signs (face drooping, slurred
-  speech, weakness on one side), unconscious / collapsed / unresponsive, bleeding that won't stop,
+  speech, weakness on one side, sudden numbness of the face or a limb), the worst headache of
+  one's life, unconscious / collapsed / a person who does not respond, bleeding that won't stop,
   a seizure now, an overdose or a poisoning, anaphylaxis (throat closing, swollen tongue), an
-  injury that needs an ambulance (stabbed, hit by a car, fell from a roof).
+  injury that needs an ambulance (stabbed, hit by a car, fell from a roof, badly burned).
+  Two halves that make an emergency together are read across a comma ("he hit his head, he's
+  bleeding and confused"; "I ate a peanut, my throat feels tight").
 
 A message in another language (agents.language) is an emergency only when it cries for help or
 for an ambulance ("socorro", "au secours", "bachao", "ambulancia"): it never reaches the
@@ -297,11 +300,33 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(rf"\bconfused\b{_S}{{0,30}}\b(?:can't|unable to|cannot) (?:move|lift|feel|use)\b"),
         # speech lost together with a limb or the face: "can't speak and one arm is weak"
         _r(rf"\b(?:can't|unable to) (?:speak|talk)\b{_S}{{0,40}}\b(?:arm|leg|face|hand|side)\b"),
+        # "sudden numbness in my face and arm" (one limb, not "legs" after a run)
+        _r(
+            rf"\bsudden(?:ly)?\b{_S}{{0,20}}\b(?:numb\w*|weak\w*|droop\w*|paraly\w*)\b{_S}{{0,20}}"
+            r"\b(?:face|arm|leg|hand|side)\b"
+        ),
+    ],
+    # a sudden, severe headache ("the worst headache of my life") is a bleed until proved otherwise
+    "headache": [
+        _r(
+            r"\bworst headache (?:of (?:my|his|her|their) life|(?:i've|he's|she's|they've) ever had)\b"
+            r"|\bthunderclap headache\b"
+        ),
+        _r(rf"\bsudden(?:ly)?\b{_S}{{0,15}}\b(?:severe|excruciating|explosive|worst|blinding)\s+headache\b"),
     ],
     "unconscious": [
         _r(
-            r"\b(?:unconscious|unresponsive|not responding|won't wake up|can't wake (?:him|her|them|up)|"
+            r"\b(?:unconscious|unresponsive|not responding(?!\s+to\b)|won't wake up|can't wake (?:him|her|them|up)|"
             r"not waking up|not moving|collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
+        ),
+    ],
+    "unresponsive": [
+        _r(
+            r"\b(?:he|she|they|he's|she's|they're|mum|mom|dad|grandma|grandpa|granny|nan|nana|"
+            r"(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|mother|dad|father|husband|wife|son|daughter|baby|child|kid|"
+            r"grand\w+|brother|sister|friend|partner|boyfriend|girlfriend|uncle|aunt|toddler|newborn|flatmate|"
+            r"roommate|neighbou?r))\b(?:\s+[\w']+){0,6}?\s+(?:isn't|is not|not|won't|will not|doesn't|does not|"
+            r"aren't|stopped|has stopped)\s+respond(?:ing)?\b(?!\s+to\b)"
         ),
     ],
     # a fall they do not get up from (typed by the one who fell, too)
@@ -316,6 +341,10 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"\b(?:bleeding|blood)\b{_S}{{0,30}}\b(?:won't|will not|doesn't|isn't|can't|not|never) (?:stop|stopping)\b"
         ),
         _r(r"\bcan't stop (?:the |his |her |my )?(?:bleeding|blood)\b"),
+        _r(
+            r"\b(?:won't|will not|doesn't|does not|isn't|is not) stop(?:ping)? bleeding\b"
+            r"|\bso much (?:bleeding|blood)\b"
+        ),
         _r(
             r"\b(?:heavy|heavily|severe|severely|lots of|a lot of|badly|profuse|profusely|uncontrolled|"
             r"uncontrollable|massive|pouring|gushing|spurting)\s+(?:bleeding|blood)\b"
@@ -364,19 +393,14 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         _r(
             r"\b(?:stabbed|been shot|got shot|gunshot|electrocuted|drowning|drowned|snake ?bite|bitten by a snake|"
-            r"badly burn(?:ed|t)|severe(?:ly)? burn(?:ed|t|s)?|head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
+            r"badly burn(?:ed|t)|burn(?:ed|t) (?:really |very |so )?badly|severe(?:ly)? burn(?:ed|t|s)?|"
+            r"head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
             r"bike|motorbike|train|vehicle)|car (?:crash|accident)|road accident)\b"
         ),
         # "there's been an accident, my dad is badly hurt"
         _r(
             r"\b(?:been|there's)\s+an?\s+(?:bad\s+|serious\s+)?accident\b"
             r"|\b(?:badly|seriously|severely) (?:hurt|injured)\b"
-        ),
-        # a blow to the head and then confusion, drowsiness, vomiting
-        _r(
-            rf"\b(?:hit|banged|bumped|knocked|hurt)\s+(?:his|her|my|their|the)\s+head\b{_S}{{0,40}}"
-            r"\b(?:not making sense|confused|drowsy|being sick|vomiting|throwing up|knocked out|won't wake|"
-            r"can't wake)\b"
         ),
         _r(r"\bknocked (?:out|unconscious)\b"),
         _r(r"\bheart\s+(?:is\s+|has\s+)?(?:stopping|stopped|stopped beating|not beating)\b|\bno pulse\b"),
@@ -387,10 +411,37 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # the tongue or lips (a swollen face alone is mumps as often as an allergy)
         _r(rf"\b(?:tongue|lips?)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up)\b"),
         _r(r"\b(?:severe|bad|serious)\s+allergic reaction\b|\ballergic reaction\b.*\b(?:breath|throat|swell)"),
-        # something eaten or a sting, then swelling or wheezing
+    ],
+}
+
+# Two things said in one sentence that make an emergency together, often with a comma between them
+# ("he hit his head, he's bleeding and confused"; "I'm allergic to peanuts and just ate one, my
+# throat feels tight"): read per sentence, where the patterns above are read per clause.
+ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
+    # "it feels like an elephant is sitting on my chest": how people describe a heart attack, read
+    # with the whole sentence ("... when I walk uphill, it feels like ..." is angina, for a booking)
+    "heart": [
+        _r(
+            r"\b(?:elephant|weight|something heavy|a ton of bricks|someone)\s+(?:is\s+)?(?:sitting|standing|pressing|"
+            r"crushing|squeezing)\s+(?:on\s+)?(?:my|his|her|their)\s+chest\b"
+        ),
+    ],
+    # a blow to the head and then confusion, drowsiness, vomiting, bleeding
+    "injury": [
+        _r(
+            rf"\b(?:hit|banged|bumped|knocked|hurt)\s+(?:his|her|my|their|the)\s+head\b{_S}{{0,60}}"
+            r"(?<!no )(?<!not )(?<!without )(?<!isn't )"
+            r"\b(?:not making sense|confused|drowsy|(?:very |really |so )?sleepy|being sick|vomiting|throwing up|"
+            r"bleeding|knocked out|won't wake|can't wake)\b"
+        ),
+    ],
+    # something eaten or a sting, then a tight or swelling throat, swelling lips or wheezing
+    "anaphylaxis": [
         _r(
             rf"\b(?:ate|eaten|eating|stung|sting|peanuts?|nuts|shellfish)\b{_S}{{0,60}}"
-            r"\b(?:(?:face|lips?|tongue|throat|mouth)\s+(?:is\s+|are\s+)?(?:swelling|swollen|puffing up)|wheez\w*)\b"
+            r"(?<!no )(?<!not )(?<!without )"
+            r"\b(?:(?:face|lips?|tongue|throat|mouth)\s+(?:is\s+|are\s+)?(?:swelling|swollen|puffing up)|wheez\w*"
+            r"|throat\s+(?:is\s+|feels\s+|is getting\s+)?(?:tight|tightening|closing))\b"
         ),
     ],
 }
@@ -437,9 +488,11 @@ _GENERAL = re.compile(
 )
 # Lasting or occasional: a booking, not an SOS ("chest pain when I climb stairs").
 _LASTING = re.compile(
-    r"\b(?:sometimes|often|occasionally|usually|at times|every (?:now and then|so often|morning|night|day|time)|"
+    r"\b(?:sometimes|often|occasionally|usually|at times|"
+    r"every (?:now and then|so often|morning|night|day|time|week|month|year|spring|summer|autumn|fall|winter)|"
     r"for (?:the (?:last|past) )?(?:a few |a couple of |several |some |many |\d+ |one |two |three |four |five |six )?"
-    r"(?:weeks?|months?|years?)|when(?:ever)? (?:i|he|she) (?:climb|walk|run|exercise|jog|lie down|sleep|work out|"
+    r"(?:weeks?|months?|years?)|for (?:a|an|one) (?:week|month|year)|"
+    r"when(?:ever)? (?:i|he|she) (?:climb|walk|run|exercise|jog|lie down|sleep|work out|"
     r"go up|breathe|breath|cough|sneeze|lie)|on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
     r"been having|lately|chronic|check[- ]?up|follow[- ]?up|in the cold|"
     r"rehab\w*|recovery|recovering|medication for|tablets for|pills for|period|periods|menstrual|"
@@ -519,6 +572,11 @@ def emergency(text: str) -> Emergency | None:
             return Emergency("chest", f"{chest} + {with_it}")
     for kind, patterns in SYMPTOMS.items():
         found = _found(patterns, clauses, awake=kind == "unconscious")
+        if found:
+            return Emergency(kind, found)
+    sentences = [part.strip() for part in re.split(r"[.!?;\n]+", said) if part.strip()]
+    for kind, patterns in ACROSS_CLAUSES.items():
+        found = _found(patterns, sentences)
         if found:
             return Emergency(kind, found)
     return None

@@ -35,6 +35,20 @@ EMERGENCIES = [
     "my child has a seizure",
     "my husband has gone blue",
     "my son ate peanuts and is wheezing and his face is swelling",
+    # said the way people describe them: a heart attack, a stroke's sudden numbness, a thunderclap
+    # headache, someone who does not respond, bleeding and burns, a head injury or an allergy with
+    # a comma between its two halves
+    "it feels like an elephant is sitting on my chest",
+    "sudden numbness in my face and arm",
+    "worst headache of my life, it came on suddenly",
+    "mum isn't responding",
+    "my husband is lying on the floor and won't respond",
+    "i cut my wrist and it won't stop bleeding",
+    "there is so much blood",
+    "i got burned badly with boiling water",
+    "grandpa fell in the bathroom and hit his head, he's bleeding and confused",
+    "i'm allergic to peanuts and just ate one, my throat feels tight",
+    "i've been stung by a bee and my throat is tight",
     # cries for help
     "please send help",
     "someone help me",
@@ -171,6 +185,20 @@ NOT_EMERGENCIES = [
     "I drank a bottle of water",
     "I had a bottle of wine last night",
     "can you get me a doctor appointment",
+    # near the new emergencies: a thing or a treatment that does not respond, a limb after a run,
+    # a headache that lasts, a throat tight with worry, a bump with nothing after it
+    "the app isn't responding",
+    "my doctor's office is not responding to my emails",
+    "he's not responding to treatment",
+    "my dad won't respond to my calls",
+    "sudden weakness in my legs after running",
+    "I've had the worst headache of my life for a week",
+    "my throat feels tight when I'm anxious",
+    "I'm allergic to peanuts, what should I avoid?",
+    "I burned my hand cooking, it's a bit red",
+    "I got sunburned badly on holiday",
+    "I bumped my head on a cupboard, no bleeding",
+    "it feels like a weight on my chest when I climb stairs",
 ]
 
 
