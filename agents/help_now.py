@@ -235,7 +235,7 @@ _CHEST = (
     r"|feels? tight|is paining|paining|feels? heavy|is (?:hurting|killing me|crushing|on fire))"
     r"|pain\s+in\s+(?:my|his|her|their|the)\s+chest"
     r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling)?)\s+in\s+(?:my|his|her|their|the)\s+chest"
-    r"|(?:my|his|her) chest (?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
+    r"|(?:my|his|her) chest (?:really |so |very |badly )?(?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
 )
 # What makes chest pain an emergency: breathlessness, sweating, pain that spreads to the arm,
 # jaw or back, feeling faint or sick, or words of severity.
@@ -246,11 +246,23 @@ _CHEST_WITH = [
     _r(rf"\b(?:left |right )?(?:arm|jaw|shoulder|neck)\b{_S}{{0,20}}\b(?:pain|hurts?|hurting|numb|tingling|aching)\b"),
     _r(rf"\b(?:pain|hurts?|hurting|numb|numbness|tingling)\b{_S}{{0,25}}\b(?:arm|jaw|shoulder|neck)\b"),
     _r(r"\b(?:spreading|radiating|going|moving|shooting)\s+(?:down|to|into|up)\b"),
-    _r(r"\b(?:dizzy|faint|light-?headed|about to pass out|going to pass out|nauseous|vomiting|throwing up)\b"),
+    _r(
+        r"\b(?:dizzy|faint|light-?headed|about to pass out|going to pass out|nauseous|vomiting|throwing up"
+        r"|(?:feel|feeling|felt) sick)\b"
+    ),
 ]
 _CHEST_SEVERE = _r(
     r"\b(?:severe|crushing|unbearable|terrible|extreme|excruciating|worst|sudden|suddenly|really bad|very bad"
     r"|intense|massive)\b"
+)
+
+# Someone the user is with, said as the subject of what happens to them: "my husband won't
+# respond" is an emergency where "the app isn't responding" is not.
+_PERSON = (
+    r"(?:he|she|they|mum|mom|dad|grandma|grandpa|granny|nan|nana|"
+    r"(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|mother|dad|father|husband|wife|son|daughter|baby|child|kid|"
+    r"grand\w+|brother|sister|friend|partner|boyfriend|girlfriend|uncle|aunt|toddler|newborn|flatmate|"
+    r"roommate|neighbou?r))"
 )
 
 # Acute red flags, each of which is an emergency by itself when it is happening now.
@@ -269,9 +281,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(r"\b(?:not|isn't|aren't|stopped|stop|no longer|without)\s+breathing\b"),
         _r(
             r"\b(?:gasping|fighting)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
-            r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\bturning blue\b|\blips (?:are |turning )?blue\b"
-            r"|(?<!fingertips have )(?<!fingers have )(?<!toes have )\b(?:gone|went|turned) (?:blue|grey|gray)\b"
+            r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\b(?:turning|going) (?:blue|purple)\b"
+            r"|\blips (?:are |have )?(?:turning |going |gone |turned )?(?:blue|purple)\b"
+            r"|(?<!fingertips have )(?<!fingers have )(?<!toes have )\b(?:gone|went|turned) (?:blue|grey|gray|purple)\b"
         ),
+        # "he's gasping" (not the British "I'm gasping for a cup of tea")
+        _r(r"\b(?:he's|she's|i'm|they're|is|am|are|keeps)\s+gasping\b(?!\s+for\s+(?:a|an|some|my)\b)"),
         _r(r"\bchoking\b"),
         # asthma that the inhaler does not stop
         _r(r"\basthma attack\b|\binhaler (?:isn't|is not|not|doesn't|is no longer) (?:working|helping)\b"),
@@ -280,7 +295,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     "stroke": [
         _r(r"\bstroke\b"),
         _r(
-            rf"\b(?:face|mouth|smile|eye|lip)\b{_S}{{0,15}}\b(?:drooping|droopy|drooped|droops|dropping|lopsided|fallen|sagging)\b"
+            rf"\b(?:face|mouth|smile|eye|lip)\b{_S}{{0,15}}\b(?:drooping|droopy|drooped|droops|dropping|dropped|lopsided|fallen|sagging)\b"
         ),
         _r(r"\b(?:drooping|droopy|lopsided|sagging)\s+(?:face|mouth|smile)\b"),
         _r(
@@ -316,18 +331,19 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     ],
     "unconscious": [
         _r(
-            r"\b(?:unconscious|unresponsive|not responding(?!\s+to\b)|won't wake up|can't wake (?:him|her|them|up)|"
-            r"not waking up|not moving|collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
+            r"\b(?:unconscious|unresponsive|not responding(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))|"
+            r"won't wake up|can't wake (?:him|her|them|up)|"
+            r"not waking up|not moving|(?:gone|went|going|is) (?:all )?floppy|"
+            r"collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
         ),
     ],
     "unresponsive": [
         _r(
-            r"\b(?:he|she|they|he's|she's|they're|mum|mom|dad|grandma|grandpa|granny|nan|nana|"
-            r"(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|mother|dad|father|husband|wife|son|daughter|baby|child|kid|"
-            r"grand\w+|brother|sister|friend|partner|boyfriend|girlfriend|uncle|aunt|toddler|newborn|flatmate|"
-            r"roommate|neighbou?r))\b(?:\s+[\w']+){0,6}?\s+(?:isn't|is not|not|won't|will not|doesn't|does not|"
-            r"aren't|stopped|has stopped)\s+respond(?:ing)?\b(?!\s+to\b)"
+            rf"\b{_PERSON}(?:'s|'re)?\b(?:\s+[\w']+){{0,6}}?\s+(?:isn't|is not|not|won't|will not|doesn't|does not|"
+            r"aren't|stopped|has stopped)\s+respond(?:ing)?\b(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))"
         ),
+        # a person gone limp (a limb or anything else that "went limp" is for a booking)
+        _r(rf"\b{_PERSON}(?:'s|\s+has|\s+is)?\s+(?:just\s+)?(?:gone|went|going)\s+(?:all\s+)?limp\b"),
     ],
     # a fall they do not get up from (typed by the one who fell, too)
     "fall": [

@@ -49,6 +49,13 @@ EMERGENCIES = [
     "grandpa fell in the bathroom and hit his head, he's bleeding and confused",
     "i'm allergic to peanuts and just ate one, my throat feels tight",
     "i've been stung by a bee and my throat is tight",
+    "my dad's lips are going blue and he's gasping",
+    "he's turning purple",
+    "my mum has gone all floppy and won't answer me",
+    "our baby has gone limp",
+    "he's on the floor and not responding to me",
+    "my chest really hurts and i feel sick and dizzy",
+    "my mum's face has dropped on one side",
     # cries for help
     "please send help",
     "someone help me",
@@ -199,6 +206,10 @@ NOT_EMERGENCIES = [
     "I got sunburned badly on holiday",
     "I bumped my head on a cupboard, no bleeding",
     "it feels like a weight on my chest when I climb stairs",
+    "my son isn't responding to the antibiotics",
+    "it went limp during sex",
+    "my arm went limp for a second yesterday",
+    "I'm gasping for a cup of tea",
 ]
 
 
