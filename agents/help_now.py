@@ -18,6 +18,7 @@ What counts (each group below has its patterns and the reason for them):
   one's life, unconscious / collapsed / a person who does not respond, bleeding that won't stop,
   a seizure now, an overdose or a poisoning, anaphylaxis (throat closing, swollen tongue), an
   injury that needs an ambulance (stabbed, hit by a car, fell from a roof, badly burned).
+  Blood sugar, high or low, with confusion or drowsiness.
   Two halves that make an emergency together are read across a comma ("he hit his head, he's
   bleeding and confused"; "I ate a peanut, my throat feels tight").
 
@@ -451,6 +452,17 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"bleeding|knocked out|won't wake|can't wake)\b"
         ),
     ],
+    # blood sugar, high or low, with confusion or drowsiness: a diabetic emergency (not "confused
+    # about my readings")
+    "sugar": [
+        _r(
+            r"\b(?:blood sugar|sugar levels?|sugars?|glucose|hypo|hypoglyc\w*|hyperglyc\w*)\b[^!?;]{0,50}"
+            r"\b(?:(?:i'm|i am|i feel|he's|she's|they're|he is|she is|they are|is|are|am|seems?|getting|gone|went|"
+            r"becoming)\s+(?:(?!not\b|no\b|never\b|isn't\b)[\w']+\s+){0,3}?"
+            r"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|drowsy)"
+            r"|not making sense|can't wake|won't wake|unconscious|passing out|fitting|seizing)\b"
+        ),
+    ],
     # something eaten or a sting, then a tight or swelling throat, swelling lips or wheezing
     "anaphylaxis": [
         _r(
@@ -590,7 +602,8 @@ def emergency(text: str) -> Emergency | None:
         found = _found(patterns, clauses, awake=kind == "unconscious")
         if found:
             return Emergency(kind, found)
-    sentences = [part.strip() for part in re.split(r"[.!?;\n]+", said) if part.strip()]
+    # A full stop ends a sentence, not the one in "2.1".
+    sentences = [part.strip() for part in re.split(r"(?:(?<!\d)\.|\.(?!\d)|[!?;\n])+", said) if part.strip()]
     for kind, patterns in ACROSS_CLAUSES.items():
         found = _found(patterns, sentences)
         if found:

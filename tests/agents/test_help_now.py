@@ -56,6 +56,8 @@ EMERGENCIES = [
     "he's on the floor and not responding to me",
     "my chest really hurts and i feel sick and dizzy",
     "my mum's face has dropped on one side",
+    "my blood sugar is 2.1 and i'm shaking and confused",
+    "his sugar is really low and he's drowsy and not making sense",
     # cries for help
     "please send help",
     "someone help me",
@@ -210,6 +212,10 @@ NOT_EMERGENCIES = [
     "it went limp during sex",
     "my arm went limp for a second yesterday",
     "I'm gasping for a cup of tea",
+    "I'm confused about my blood sugar readings",
+    "my glucose was low yesterday and I felt confused",
+    "what does a hypo feel like, do you get confused?",
+    "my sugar was 3.5 but i'm not confused",
 ]
 
 
