@@ -283,7 +283,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:gasping|fighting)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
             r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\b(?:turning|going) (?:blue|purple)\b"
-            r"|\blips (?:are |have )?(?:turning |going |gone |turned )?(?:blue|purple)\b"
+            r"|\blips (?:are |have )?(?:turning |going |gone |turned )?(?:blue|purple|grey|gray)\b"
             r"|(?<!fingertips have )(?<!fingers have )(?<!toes have )\b(?:gone|went|turned) (?:blue|grey|gray|purple)\b"
         ),
         # "he's gasping" (not the British "I'm gasping for a cup of tea")
@@ -409,7 +409,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"window|tree|cliff)\b"
         ),
         _r(
-            r"\b(?:stabbed|been shot|got shot|gunshot|electrocuted|drowning|drowned|snake ?bite|bitten by a snake|"
+            r"\b(?:stabbed|been shot|got shot|gunshot|electrocuted|drowning|drowned|snake ?bite|"
+            r"(?:bitten|bit) by a snake|"
             r"badly burn(?:ed|t)|burn(?:ed|t) (?:really |very |so )?badly|severe(?:ly)? burn(?:ed|t|s)?|"
             r"head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
             r"bike|motorbike|train|vehicle)|car (?:crash|accident)|road accident)\b"
@@ -463,6 +464,15 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"|not making sense|can't wake|won't wake|unconscious|passing out|fitting|seizing)\b"
         ),
     ],
+    # a fall or a blow, then bleeding from an ear (either order)
+    "head injury": [
+        _r(
+            rf"\b(?:fell|fall|fallen|hit|accident|crash)\b{_S}{{0,60}}\bbleeding (?:from|out of) "
+            r"(?:his|her|my|their|the|an?) ears?\b"
+            rf"|\bbleeding (?:from|out of) (?:his|her|my|their|the|an?) ears?\b{_S}{{0,30}}"
+            r"\b(?:fell|fall|fallen|hit|accident|crash)\b"
+        ),
+    ],
     # something eaten or a sting, then a tight or swelling throat, swelling lips or wheezing
     "anaphylaxis": [
         _r(
@@ -470,6 +480,8 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"(?<!no )(?<!not )(?<!without )"
             r"\b(?:(?:face|lips?|tongue|throat|mouth)\s+(?:is\s+|are\s+)?(?:swelling|swollen|puffing up)|wheez\w*"
             r"|throat\s+(?:is\s+|feels\s+|is getting\s+)?(?:tight|tightening|closing))\b"
+            rf"|\b(?:trouble|difficulty|problems?|struggling)\s+(?:breathing|to breathe)\b{_S}{{0,40}}"
+            r"\b(?:(?:after|since)\s+(?:eating|being stung|a (?:bee|wasp) sting)|after taking)\b"
         ),
     ],
 }
@@ -524,7 +536,7 @@ _LASTING = re.compile(
     r"go up|breathe|breath|cough|sneeze|lie)|on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
     r"been having|lately|chronic|check[- ]?up|follow[- ]?up|in the cold|"
     r"rehab\w*|recovery|recovering|medication for|tablets for|pills for|period|periods|menstrual|"
-    r"through (?:my|his|her|the) nose|blocked nose|stuffy nose)\b"
+    r"through (?:my|his|her|the) nose|blocked nose|stuffy nose|in (?:the )?winter|in cold weather)\b"
 )
 
 

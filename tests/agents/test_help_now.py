@@ -58,6 +58,10 @@ EMERGENCIES = [
     "my mum's face has dropped on one side",
     "my blood sugar is 2.1 and i'm shaking and confused",
     "his sugar is really low and he's drowsy and not making sense",
+    "grandpa is breathing very fast and his lips are grey",
+    "i got bit by a snake",
+    "she's having trouble breathing after eating shrimp",
+    "he's bleeding from his ears after a fall",
     # cries for help
     "please send help",
     "someone help me",
@@ -216,6 +220,10 @@ NOT_EMERGENCIES = [
     "my glucose was low yesterday and I felt confused",
     "what does a hypo feel like, do you get confused?",
     "my sugar was 3.5 but i'm not confused",
+    "I had trouble breathing after eating shrimp last year",
+    "my ear is bleeding a bit, I think it's an infection",
+    "my lips are grey in winter",
+    "I have trouble breathing since taking up smoking",
 ]
 
 
