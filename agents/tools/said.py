@@ -508,6 +508,10 @@ class _Words:
         return bool(needed) and all(self.has(word) for word in needed)
 
 
+# Where a sentence ends: a full stop, question or exclamation mark (not the one in "2.5 mg"), or a line.
+_SENTENCE_END = re.compile(r"(?<!\d)[.!?]+|[.!?]+(?!\d)|\n")
+
+
 class _Said:
     """What the user said, typos read as the words meant: all of it, and the affirmed part (what is
     left when the negated words are cut out), with the bank symptoms memory finds affirmed in it."""
@@ -519,16 +523,18 @@ class _Said:
         # typo keeps all the words it may be of; memory's symptoms in the corrected words.
         affirmed = "\n".join(analysis.affirmed_text for analysis in _analyses(text))
         self.affirmed_text = corrected(affirmed)
-        self.everything = _Words(str(text))
         self.affirmed = _Words(affirmed)
         self.concepts = frozenset().union(*(analysis.concepts for analysis in _analyses(self.text)))
-        self.negation = _negative(str(text))
+        # A negative phrase ("I can't catch my breath", "I don't feel like eating") is said by one
+        # sentence with its negation: "No, nothing else." in an answer makes no negative phrase of
+        # "I feel exhausted" and "I eat a lot of junk food" said before it.
+        self.negated = [_Words(sentence) for sentence in _SENTENCE_END.split(str(text)) if _negative(sentence)]
 
     def phrase(self, needed: list[str] | tuple[str, ...], negative: bool) -> bool:
-        """Whether the user said all of ``needed``; a negative phrase ("can't catch my breath") in
-        everything the user said (with a negation), any other in the affirmed part only."""
+        """Whether the user said all of ``needed``; a negative phrase ("can't catch my breath") in one
+        sentence with a negation, any other in the affirmed part only."""
         if negative:
-            return self.negation and self.everything.all(needed)
+            return any(words.all(needed) for words in self.negated)
         return self.affirmed.all(needed)
 
 

@@ -216,6 +216,24 @@ def test_a_complaint_without_a_bank_symptom_is_stored_as_the_user_wrote_it(alice
     assert SymptomRecord.objects.get(user=alice).symptoms == ["I feel awful", "my knee is swollen"]
 
 
+def test_the_user_s_own_words_leave_out_questions_and_what_they_said_of_their_diary(alice, store):
+    text = "I feel exhausted and my knee is swollen. It's been a month. Can you help? I'm free on Monday, 10:00-16:00."
+
+    outcome = store(text, "muscle cramps, fever")
+
+    assert outcome == {"result": True}
+    assert SymptomRecord.objects.get(user=alice).symptoms == ["fatigue", "my knee is swollen"]
+
+
+def test_a_negative_phrase_is_one_sentence_s_not_a_no_said_elsewhere():
+    # "I don't feel like eating" says loss of appetite; "I eat junk food" and a later "No, nothing
+    # else." do not.
+    assert said.symptoms_in("I don't feel like eating") == ["loss of appetite"]
+    answered = "I feel exhausted and I eat a lot of junk food.\nNo, nothing else."
+    assert "loss of appetite" not in said.symptoms_in(answered)
+    assert not said.symptom_said("loss of appetite", "I feel like eating cake. No, nothing else.")
+
+
 def test_symptoms_none_of_whose_words_the_user_said_are_refused_when_no_clause_can_be_kept(alice, store):
     # One clause too long to store as a symptom, naming no symptom of the bank.
     text = "I have been feeling awful for weeks now ever since we moved into the new flat in town by the river"
