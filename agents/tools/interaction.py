@@ -12,7 +12,7 @@ from agents.models import Conversation
 from agents.tools.appointments import appointment_notice, slot_question
 from agents.tools.context import ToolContext
 from agents.tools.registry import tool
-from agents.tools.transcript import answered_questions
+from agents.tools.transcript import answered_questions, calls_in_request, request_parts
 from core.events import Event
 from core.realtime import push_to_user
 from health.models import Alert, Notification
@@ -119,6 +119,42 @@ def follow_up_with_user(
     return AskUser(question=question, answer=lambda reply: {"method": "chat", "user": reply})
 
 
+# The calls of a complaint that was stored and not yet referred: anything else (a reminder, the
+# vitals, an appointment looked up) is another request, whose reply is the model's own.
+_COMPLAINT_ONLY = frozenset(
+    {"store_symptoms", "retrieve_past_complaints", "get_input_from_user", "follow_up_with_user", "notify_user"}
+)
+# "Just note it, I don't need an appointment": the user asked for no referral.
+_NO_REFERRAL = re.compile(
+    r"\b(?:don't|do not|no need|not|never|without)\b[^.?!]{0,25}\b(?:appointments?|book\w*|doctors?|specialists?|"
+    r"see (?:anyone|someone|a doctor))\b|\bjust (?:note|record|log|store|keep|save|write)\b",
+    re.IGNORECASE,
+)
+UNREFERRED = (
+    "No specialist has been looked for, and the user declined nothing: match the stored symptoms to a "
+    "specialization and search for an available specialist before telling the user anything."
+)
+
+
+def _unreferred(ctx: ToolContext) -> bool:
+    """Whether this chat request stored the user's complaint and would end on a notification with
+    no specialist looked for, though the user declined nothing. A small planner read the follow-up
+    guard's "no more questions" as the user's "no" ("The user declined." -> store only -> "Your
+    symptoms have been recorded"): two of the 160 test conversations ended so, unreferred. Said
+    once a request: a model that notifies again is let through, so this never loops."""
+    conversation = ctx.conversation
+    if conversation is None or ctx.alert is not None or conversation.kind != Conversation.Kind.CHAT:
+        return False
+    calls = calls_in_request(conversation)
+    tools = {tool for tool, _ in calls}
+    stored = any(tool == "store_symptoms" and "result" in observation for tool, observation in calls)
+    if not stored or not tools <= _COMPLAINT_ONLY:
+        return False
+    if any(tool == "notify_user" and observation.get("error") == UNREFERRED for tool, observation in calls):
+        return False
+    return not _NO_REFERRAL.search("\n".join(request_parts(conversation)))
+
+
 @tool
 def notify_user(ctx: ToolContext, user_id: str, message: str | None = None, symptoms: str | None = None) -> bool:
     """Sends a notification to the user.
@@ -132,6 +168,8 @@ def notify_user(ctx: ToolContext, user_id: str, message: str | None = None, symp
     text = (message or symptoms or "").strip()
     if not text:
         raise InvalidArguments("notify_user needs the text to send in 'message'.")
+    if _unreferred(ctx):
+        raise ToolError(UNREFERRED)
     text = appointment_notice(ctx, text)  # an appointment is described from its recorded state
     conversation_id = getattr(ctx.conversation, "pk", None)
     if (

@@ -66,6 +66,18 @@ def last_result(conversation, tool: str, *, request_only: bool = False) -> Any:
     return found
 
 
+def calls_in_request(conversation) -> list[tuple[str, dict[str, Any]]]:
+    """(tool, observation) of each call made since the user's latest message, in order; the
+    observation holds ``result`` or ``error``."""
+    states = _request_states(conversation)
+    calls = []
+    for previous, state in itertools.pairwise(states):
+        if previous["from"] == "caller" and state["from"] == "observation":
+            call = previous["value"] if isinstance(previous["value"], dict) else {}
+            calls.append((str(call.get("tool", "")), state["value"] if isinstance(state["value"], dict) else {}))
+    return calls
+
+
 def answered_questions(conversation) -> list[tuple[str, str]]:
     """(question as the model wrote it, the user's answer) for each ``get_input_from_user`` call
     answered since the user's latest message, in order."""
