@@ -94,9 +94,16 @@ def _parse_date(text: str) -> dt.date:
 _NAMED_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4})\b")
 
 
+# A date with a clock time after it ("2026-11-26T20:18:10"): the system line's timestamp, copied.
+_TIMESTAMP = re.compile(r"\s*\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2})?\S*\s*")
+
+
 def _schedule_as_said(ctx: ToolContext, schedule: UserSchedule) -> UserSchedule:
     """``schedule`` with the date the user wrote in this request, when they wrote exactly one and the
-    model passed another (a small model copies today's date from the system line instead)."""
+    model passed another (a small model copies today's date from the system line instead). In a
+    chat where the user wrote no date, a timestamp the model passed as the date is dropped: it is
+    the system line's, not a wish (refused as malformed, it made a small planner take the error
+    for the user's "no")."""
     if not schedule.get("date"):
         return schedule
     named = set()
@@ -105,6 +112,8 @@ def _schedule_as_said(ctx: ToolContext, schedule: UserSchedule) -> UserSchedule:
             named.add(_parse_date(text))
         except InvalidArguments:
             continue
+    if not named and ctx.conversation is not None and _TIMESTAMP.fullmatch(str(schedule["date"])):
+        return {key: value for key, value in schedule.items() if key != "date"}
     if len(named) != 1:
         return schedule
     (day,) = named

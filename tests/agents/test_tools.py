@@ -97,6 +97,19 @@ def test_a_search_takes_the_date_the_user_wrote_over_another_the_model_passed(al
         run("get_available_specialists", ToolContext(user=alice), symptoms="fever", user_schedule=today)
 
 
+def test_a_timestamp_the_model_copied_as_the_date_is_dropped_when_the_user_named_no_date(alice, gp_slot):
+    said = "I worry about everything and I feel restless"
+    ctx = ToolContext(user=alice, conversation=_conversation_of(alice, {"from": "user", "value": said}))
+    copied = {"date": f"{dt.date.today():%Y-%m-%d}T20:18:10"}
+
+    found = run("get_available_specialists", ctx, symptoms="restless", specialization="GP", user_schedule=copied)
+
+    assert found["specialist_id"] == str(gp_slot.specialist_id)
+    # Outside a conversation nothing says where it came from: it is refused as malformed.
+    with pytest.raises(InvalidArguments, match="not in YYYY-MM-DD"):
+        run("get_available_specialists", ToolContext(user=alice), symptoms="fever", user_schedule=copied)
+
+
 def test_an_unknown_specialization_lists_the_known_ones(ctx, general_physician):
     with pytest.raises(NotFound, match="Known specializations: general physician"):
         run("get_available_specialists", ctx, symptoms="rash", specialization="wizard")
