@@ -173,6 +173,9 @@ def normalised(text: str) -> str:
 # "but", "and now", "and then": "I had chest pain last week but now I can't breathe" is two clauses,
 # and so is "my father, who had a stroke last year, collapsed" (the past is the stroke's).
 _CLAUSE_END = re.compile(r"[.!?;,\n]+|\b(?:but|however|although|though)\b|\band (?:now|then)\b")
+# A sentence: what the patterns read across clauses reach. A full stop ends one, not the one in
+# "2.1" (agents.tools.said.sentences reads the same, but it loads the tool registry with it).
+_SENTENCE_END = re.compile(r"(?:(?<!\d)\.|\.(?!\d)|[!?;\n])+")
 
 # --- what is an emergency ------------------------------------------------------------------------
 
@@ -614,8 +617,7 @@ def emergency(text: str) -> Emergency | None:
         found = _found(patterns, clauses, awake=kind == "unconscious")
         if found:
             return Emergency(kind, found)
-    # A full stop ends a sentence, not the one in "2.1".
-    sentences = [part.strip() for part in re.split(r"(?:(?<!\d)\.|\.(?!\d)|[!?;\n])+", said) if part.strip()]
+    sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
     for kind, patterns in ACROSS_CLAUSES.items():
         found = _found(patterns, sentences)
         if found:

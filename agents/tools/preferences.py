@@ -14,6 +14,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from agents.tools.said import sentences
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # Part of the day by the slot's local start time: [from, to).
 PARTS = {"morning": (dt.time(0), dt.time(12)), "afternoon": (dt.time(12), dt.time(17)), "evening": (dt.time(17), None)}
@@ -60,8 +62,8 @@ class Preference:
 
 
 def _sentences(text: str) -> list[str]:
-    # Not at the dot of a time ("9.30").
-    return [s for s in re.split(r"[!?;\n]+|\.(?!\d)", text) if s.strip()]
+    """The user's sentences (not cut at the dot of a time, "9.30"), without the marks that end them."""
+    return [sentence.rstrip("!?;.") for sentence in sentences(text)]
 
 
 def _day(match: re.Match, today: dt.date) -> dt.date | None:

@@ -508,8 +508,14 @@ class _Words:
         return bool(needed) and all(self.has(word) for word in needed)
 
 
-# Where a sentence ends: a full stop, question or exclamation mark (not the one in "2.5 mg"), or a line.
-_SENTENCE_END = re.compile(r"(?<!\d)[.!?]+|[.!?]+(?!\d)|\n")
+# Where a sentence ends: after a question or exclamation mark, a semicolon or a full stop (not the
+# one in "2.5 mg" or "9.30"), and at a line's end.
+_SENTENCE_END = re.compile(r"(?<=[!?;])|(?<=\.)(?!\d)|\n")
+
+
+def sentences(text: str) -> list[str]:
+    """``text``'s sentences, each with the mark that ends it ("Can you help?"), empty pieces left out."""
+    return [piece.strip() for piece in _SENTENCE_END.split(str(text)) if any(c.isalnum() for c in piece)]
 
 
 class _Said:
@@ -528,7 +534,7 @@ class _Said:
         # A negative phrase ("I can't catch my breath", "I don't feel like eating") is said by one
         # sentence with its negation: "No, nothing else." in an answer makes no negative phrase of
         # "I feel exhausted" and "I eat a lot of junk food" said before it.
-        self.negated = [_Words(sentence) for sentence in _SENTENCE_END.split(str(text)) if _negative(sentence)]
+        self.negated = [_Words(sentence) for sentence in sentences(text) if _negative(sentence)]
 
     def phrase(self, needed: list[str] | tuple[str, ...], negative: bool) -> bool:
         """Whether the user said all of ``needed``; a negative phrase ("can't catch my breath") in one

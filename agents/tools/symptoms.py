@@ -37,19 +37,14 @@ def split_symptoms(text: str) -> list[str]:
     return symptoms
 
 
-# A sentence ends at a full stop, question or exclamation mark followed by a space (not the one in
-# "2.5 mg"), or at a line's end.
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n")
-
-
 def complaint(text: str) -> list[str]:
     """The complaint in the user's words: the bank symptoms they named and did not deny, then each
     short clause of a complaint that names none of them, as written ("my knee is swollen"). A
     question ("Can you help?", "What should I do?") is no part of it, and a clause ends with its
     sentence: "It's pretty bad. Can you help? I'm free on Monday" is no symptom."""
     named = user_words.symptoms_in(text)
-    for sentence in _SENTENCES.split(text):
-        if sentence.strip().endswith("?"):
+    for sentence in user_words.sentences(text):
+        if sentence.endswith("?"):
             continue
         for clause in split_symptoms(sentence):
             clause = clause.strip(" .!?")

@@ -52,30 +52,31 @@ def request_parts(conversation) -> list[str]:
     return words
 
 
-def last_result(conversation, tool: str, *, request_only: bool = False) -> Any:
-    """The result of the latest successful ``tool`` call in this conversation (or, with
-    ``request_only``, since the user's latest message), else None."""
-    states = _request_states(conversation) if request_only else _states(conversation)
-    found = None
-    for previous, state in itertools.pairwise(states):
-        if previous["from"] == "caller" and state["from"] == "observation":
-            call = previous["value"] if isinstance(previous["value"], dict) else {}
-            value = state["value"] if isinstance(state["value"], dict) else {}
-            if call.get("tool") == tool and "result" in value:
-                found = value["result"]
-    return found
-
-
-def calls_in_request(conversation) -> list[tuple[str, dict[str, Any]]]:
-    """(tool, observation) of each call made since the user's latest message, in order; the
-    observation holds ``result`` or ``error``."""
-    states = _request_states(conversation)
+def _calls(states: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(tool, observation) of each call in ``states``, in order; the observation holds ``result`` or
+    ``error``."""
     calls = []
     for previous, state in itertools.pairwise(states):
         if previous["from"] == "caller" and state["from"] == "observation":
             call = previous["value"] if isinstance(previous["value"], dict) else {}
             calls.append((str(call.get("tool", "")), state["value"] if isinstance(state["value"], dict) else {}))
     return calls
+
+
+def last_result(conversation, tool: str, *, request_only: bool = False) -> Any:
+    """The result of the latest successful ``tool`` call in this conversation (or, with
+    ``request_only``, since the user's latest message), else None."""
+    states = _request_states(conversation) if request_only else _states(conversation)
+    found = None
+    for name, observation in _calls(states):
+        if name == tool and "result" in observation:
+            found = observation["result"]
+    return found
+
+
+def calls_in_request(conversation) -> list[tuple[str, dict[str, Any]]]:
+    """(tool, observation) of each call made since the user's latest message, in order."""
+    return _calls(_request_states(conversation))
 
 
 def answered_questions(conversation) -> list[tuple[str, str]]:
