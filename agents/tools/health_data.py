@@ -112,11 +112,17 @@ def _set_medication_reminder(
     }
     known = known_medicine(name)
     if known is not None:
-        result = _store_medication(ctx, known.name, fields)
         typed = split_strength(typed)[0]
-        if known.corrected or known.name.lower() not in typed.lower():
-            result["read_as"] = f"'{typed}' was read as {known.name}."
-        return result
+        read_as = typed if known.corrected or known.name.lower() not in typed.lower() else ""
+        if ctx.conversation is None:
+            # Called by code, not by a chat's model (no conversation): nobody to ask, and nobody
+            # who could have been talked into it.
+            return _known_stored(ctx, known.name, fields, read_as)
+        if getattr(ctx.conversation, "kind", "") != Conversation.Kind.CHAT:
+            raise ToolError(f"There is no user to ask in a {ctx.conversation.kind} run: no reminder was set.")
+        if _stored_already(ctx, known.name, fields):
+            return _known_stored(ctx, known.name, fields, read_as)  # nothing changes: nothing to ask
+        return _propose(ctx, known.name, fields, read_as)
     # Not a medicine the lexicon knows: stored only when the user says so in answer to the question.
     if ctx.conversation is None or getattr(ctx.conversation, "kind", "") != Conversation.Kind.CHAT:
         raise ToolError(f"{name!r} is not in the medicines lexicon and there is no user to ask: no reminder was set.")
@@ -132,6 +138,42 @@ def _set_medication_reminder(
         try:
             with transaction.atomic():
                 return {"user": reply, "not_in_lexicon": True, **_store_medication(ctx, name, fields)}
+        except ToolError as exc:
+            return {"status": "not set", "user": reply, "message": f"No reminder was set: {exc}"}
+
+    return AskUser(question=question, answer=answer)
+
+
+def _known_stored(ctx: ToolContext, name: str, fields: dict[str, Any], read_as: str) -> dict:
+    result = _store_medication(ctx, name, fields)
+    if read_as:
+        result["read_as"] = f"'{read_as}' was read as {name}."
+    return result
+
+
+def _stored_already(ctx: ToolContext, name: str, fields: dict[str, Any]) -> bool:
+    return Medication.objects.filter(
+        user=ctx.user, name=name, strength=fields["strength"], start_date=fields["start_date"]
+    ).exists()
+
+
+def _propose(ctx: ToolContext, name: str, fields: dict[str, Any], read_as: str) -> AskUser:
+    """A new medication changes the user's day (reminders go off): a chat proposes it, with every
+    field as it will be stored, and stores it only on a clear yes (issue 23: actions need consent).
+    The model's call is not the user's word; an instruction in a photo's text or a stored record
+    could otherwise put a medicine the user never confirmed on their schedule."""
+    context = {"name": name, "read_as": read_as, "times": fields["clock_times"], "defaults": fields["default_times"]}
+    context.update({key: fields[key] for key in ("strength", "dose", "food_timing", "duration_days")})
+    context["start"] = fields["start_date"]
+    question = " ".join(render_to_string("agents/reminder_question.txt", context).split())
+
+    def answer(reply: str) -> dict:
+        if not clear_yes(reply):
+            message = f"No reminder was set for {name}: you did not confirm it."
+            return {"status": "not set", "user": reply, "message": message}
+        try:
+            with transaction.atomic():
+                return {"user": reply, **_known_stored(ctx, name, fields, read_as)}
         except ToolError as exc:
             return {"status": "not set", "user": reply, "message": f"No reminder was set: {exc}"}
 

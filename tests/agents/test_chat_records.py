@@ -36,7 +36,8 @@ def tool_outcomes(conversation_id: int, tool: str) -> list[dict]:
 
 @pytest.fixture
 def remind(alice, alice_api, scripted_backend, django_capture_on_commit_callbacks):
-    """Chat ``text``; the scripted model sets a reminder with ``parameters``, then ends."""
+    """Chat ``text``; the scripted model sets a reminder with ``parameters``, the user says yes to
+    the proposal (when there is one), then the model ends."""
 
     def run(text: str, **parameters) -> dict:
         scripted_backend(
@@ -44,7 +45,14 @@ def remind(alice, alice_api, scripted_backend, django_capture_on_commit_callback
             caller=[call("set_medication_reminder", user_id=str(alice.pk), **parameters)],
         )
         conversation_id = chat(alice_api, text, django_capture_on_commit_callbacks)
-        return tool_outcomes(conversation_id, "set_medication_reminder")[0]
+        if alice_api.get(f"/api/conversations/{conversation_id}/").data["status"] == "waiting_input":
+            assert not Medication.objects.filter(user=alice).exists()  # proposed, not yet stored
+            with django_capture_on_commit_callbacks(execute=True):
+                response = alice_api.post(
+                    f"/api/conversations/{conversation_id}/messages/", {"text": "Yes."}, format="json"
+                )
+            assert response.status_code in (200, 201, 202), response.data
+        return tool_outcomes(conversation_id, "set_medication_reminder")[-1]
 
     return run
 

@@ -3,8 +3,10 @@
 ``set_medication_reminder`` looks the name up in the medicines lexicon the prescription reader uses
 (health/scheduler/lexicon.json: generic and brand names, combinations), reading a typo of a known
 name as that name ("metformn" -> Metformin, on either side: the user's words or the model's call).
-A name the lexicon does not know is stored only when the user answers yes to "I don't know 'X' as
-a medicine. Set a reminder for it anyway?"; any other answer stores nothing and says so.
+In a chat, a known name is proposed with what will be stored and set on a clear yes (a new
+medication changes the user's day: issue 23's consent). A name the lexicon does not know is stored
+only when the user answers yes to "I don't know 'X' as a medicine. Set a reminder for it anyway?";
+any other answer stores nothing and says so.
 """
 
 from __future__ import annotations
@@ -50,15 +52,59 @@ KNOWN = [
 
 
 @pytest.mark.parametrize("text, name, stored", KNOWN, ids=[f"{k[1]} for '{k[0]}'" for k in KNOWN])
-def test_a_medicine_the_lexicon_knows_is_set_without_a_question(alice, text, name, stored):
+def test_a_medicine_the_lexicon_knows_is_proposed_and_set_on_yes(alice, text, name, stored):
     conversation = remind(alice, text, name)
+
+    # Proposed first, with what will be stored: nothing is on the schedule before the yes.
+    assert conversation.status == Conversation.Status.WAITING_INPUT, observations(conversation)
+    question = pending_question(conversation)
+    assert question.startswith(("Set a reminder for " + " ".join(stored).strip(), "'"))
+    assert question.endswith("Reply yes to set it, or no.")
+    assert not Medication.objects.exists() and not Reminder.objects.exists()
+    # A typo the user made is named before they answer: they confirm what will be stored.
+    assert question.startswith("'") == (stored[0].lower() not in text.lower())
+
+    conversation = post_user_message(conversation.pk, alice, "Yes.", backend=ScriptedBackend(planner=[end()]))
 
     assert conversation.status == Conversation.Status.COMPLETED, observations(conversation)
     assert list(Medication.objects.values_list("name", "strength")) == [stored]
-    result = observations(conversation)[0]["result"]
-    assert result["already_set"] is False
-    # A typo the user made is named in the result: they read what was stored.
+    result = observations(conversation)[-1]["result"]
+    assert result["already_set"] is False and result["user"] == "Yes."
     assert ("read_as" in result) == (stored[0].lower() not in text.lower())
+
+
+@pytest.mark.parametrize("answer", ["no", "not now", "yes but at 9", "what?"])
+def test_a_proposed_reminder_the_user_does_not_confirm_is_not_set(alice, answer):
+    conversation = remind(alice, "remind me to take metformin 500 mg at 8am and 8pm", "Metformin 500 mg")
+    assert pending_question(conversation) == (
+        "Set a reminder for Metformin 500 mg, 2 times a day at 08:00 and 20:00, starting "
+        f"{alice_today(alice)}? Reply yes to set it, or no."
+    )
+
+    conversation = post_user_message(conversation.pk, alice, answer, backend=ScriptedBackend(planner=[end()]))
+
+    assert not Medication.objects.exists() and not Reminder.objects.exists()
+    result = observations(conversation)[-1]["result"]
+    assert result == {
+        "status": "not set",
+        "user": answer,
+        "message": "No reminder was set for Metformin: you did not confirm it.",
+    }
+
+
+def test_a_reminder_already_set_is_not_asked_again(alice):
+    conversation = remind(alice, "remind me to take metformin at 8am", "Metformin")
+    post_user_message(conversation.pk, alice, "yes", backend=ScriptedBackend(planner=[end()]))
+
+    again = remind(alice, "remind me to take metformin at 8am", "Metformin")
+
+    assert again.status == Conversation.Status.COMPLETED
+    assert observations(again)[0]["result"]["already_set"] is True
+    assert Medication.objects.count() == 1
+
+
+def alice_today(alice) -> str:
+    return f"{ToolContext(user=alice).now().astimezone(ToolContext(user=alice).tz).date():%Y-%m-%d}"
 
 
 # Names the lexicon does not know: the user is asked; (the name, the typed request)
@@ -113,7 +159,7 @@ def test_the_users_own_words_are_still_checked_first(alice):
 
 
 @pytest.mark.parametrize("name, stored", [("Metformin 500 mg", "Metformin"), ("Lottery Ticket", None)])
-def test_outside_a_chat_nobody_can_be_asked_so_an_unknown_name_is_refused(alice, name, stored):
+def test_outside_a_chat_a_known_name_is_stored_and_an_unknown_one_refused(alice, name, stored):
     tool = REGISTRY.get("set_medication_reminder")
     ctx = ToolContext(user=alice)
     if stored is None:
