@@ -493,6 +493,14 @@ class Runtime:
                 continue
             if self._planner_steps() >= self.max_steps:
                 raise RunFailed(f"reached the limit of {self.max_steps} steps")
+            if self.guard is None and self._tool_calls() >= settings.AGENT_MAX_TOOL_CALLS_PER_CONVERSATION:
+                # The step limit is per request; this one is the whole chat's, so an instruction hidden
+                # in a message, a record or a photo cannot keep a model acting turn after turn. An SOS
+                # (guard) is never limited: its sequence must finish.
+                raise RunFailed(
+                    f"this chat has reached its limit of {settings.AGENT_MAX_TOOL_CALLS_PER_CONVERSATION} "
+                    "actions; please start a new chat"
+                )
             planner_value, generation = self._plan()
             self.append("planner", planner_value, generation)
             if is_end(planner_value):
@@ -630,6 +638,10 @@ class Runtime:
         if not isinstance(call, dict) or call.get("tool") not in self.registry:
             return None
         return len(self.states) - 1, call
+
+    def _tool_calls(self) -> int:
+        """Tool calls the model made in this conversation, every request counted (desks' too)."""
+        return sum(state["from"] == "caller" for state in self.states)
 
     def _planner_steps(self) -> int:
         count = 0

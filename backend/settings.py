@@ -366,6 +366,9 @@ AGENT_CALL_TIMEOUT_SECONDS = env_float("AGENT_CALL_TIMEOUT_SECONDS", 60.0, minim
 AGENT_SOS_BUDGET_SECONDS = env_float("AGENT_SOS_BUDGET_SECONDS", 8.0, minimum=0.0)
 # Outside an SOS: the most text messages one conversation may send (each one the user agreed to).
 AGENT_MAX_MESSAGES_PER_CONVERSATION = env_int("AGENT_MAX_MESSAGES_PER_CONVERSATION", 3, minimum=0)
+# The most tool calls one chat may make over all its requests (AGENT_MAX_STEPS is per request); a
+# booking takes about 6-10. An SOS is never limited.
+AGENT_MAX_TOOL_CALLS_PER_CONVERSATION = env_int("AGENT_MAX_TOOL_CALLS_PER_CONVERSATION", 60, minimum=1)
 # The learned second opinion of the first step (agents/first_step.py): routes to a desk what no rule read.
 AGENT_FIRST_STEP_MODEL = env_bool("AGENT_FIRST_STEP_MODEL", True)
 # Each worker process loads the chat models as it starts (agents/warm.py), not at its first chat.

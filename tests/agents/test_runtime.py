@@ -10,7 +10,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from agents.llm.scripted import Delay, ScriptedBackend
-from agents.services import start_chat
+from agents.services import post_user_message, start_chat
 from core.realtime import user_group
 from tests.agents.helpers import call, end, plan
 
@@ -82,6 +82,29 @@ def test_the_max_steps_guard_stops_a_looping_model(settings, alice):
     assert conversation.status == "failed"
     assert conversation.error == "reached the limit of 3 steps"
     assert conversation.steps.filter(role="planner").count() == 3
+
+
+def test_a_chat_s_tool_calls_are_limited_over_all_its_requests(settings, alice):
+    """AGENT_MAX_STEPS resets with each message; a model kept busy turn after turn (an instruction
+    hidden in a record, say) meets the whole chat's limit."""
+    settings.AGENT_MAX_STEPS = 5
+    settings.AGENT_MAX_TOOL_CALLS_PER_CONVERSATION = 7
+    backend = ScriptedBackend(
+        planner=itertools.cycle([plan("Look.", "Get the location."), plan("Look.", "Get the location."), end()]),
+        caller=itertools.repeat(call("get_location")),
+    )
+
+    conversation = start_chat(alice, "Where am I?", backend=backend)
+    calls = [conversation.steps.filter(role="caller").count()]
+    for text in ("And now?", "And now?", "And now?"):
+        conversation = post_user_message(conversation.pk, alice, text, backend=backend)
+        calls.append(conversation.steps.filter(role="caller").count())
+
+    assert calls == [2, 4, 6, 7]  # the fourth request stops at the seventh call
+    assert conversation.status == "failed"
+    assert conversation.error == "this chat has reached its limit of 7 actions; please start a new chat"
+    conversation = post_user_message(conversation.pk, alice, "Again?", backend=backend)
+    assert conversation.steps.filter(role="caller").count() == 7 and conversation.status == "failed"
 
 
 def test_a_model_call_that_outlives_the_timeout_fails_the_chat(settings, alice):
