@@ -41,9 +41,10 @@ from rapidfuzz.distance import OSA
 from agents import desk_steps
 from agents.desk_reading import prepared
 from agents.models import Conversation
-from agents.tools.health_data import known_medicine, split_strength
+from agents.tools.health_data import split_strength
 from agents.tools.my_medicines import NOT_RECORDED, UPCOMING, TodaysDose, listing, photo_help, todays_doses
 from agents.tools.transcript import QUESTION_TOOLS, request_parts
+from health.scheduler.lexicon import known_medicine
 
 if TYPE_CHECKING:
     from agents.runtime import Runtime

@@ -126,7 +126,7 @@ from agents.models import Conversation
 from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from agents.tools.appointments import resolve_specialization
-from agents.tools.health_data import known_medicine, split_strength
+from agents.tools.health_data import split_strength
 from agents.tools.preferences import WEEKDAYS
 from agents.trajectory import export_conversation
 from health import demo_data
@@ -146,6 +146,7 @@ from health.models import (
     SymptomRecord,
 )
 from health.models.appointments import SlotUnavailable, patient_zone
+from health.scheduler.lexicon import known_medicine
 from health.scheduler.schedule import ScheduleError, schedule_medication
 from health.simulator import readings
 from health.vitals import ingest_readings

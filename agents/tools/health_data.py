@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 from django.template.loader import render_to_string
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
 
 from agents.errors import InvalidArguments, NotFound, ToolError
 from agents.models import Conversation
@@ -23,7 +20,7 @@ from agents.tools.transcript import said_in_request
 from health.models import DailyReport, Medication, VitalReading
 from health.reports.generate import as_facts
 from health.reports.generate import build as build_report
-from health.scheduler.lexicon import load_lexicon
+from health.scheduler.lexicon import NOT_NAME_WORDS, known_medicine
 from health.scheduler.schedule import ScheduleError, schedule_medication
 
 _FOOD_TIMINGS = {choice.value for choice in Medication.FoodTiming}
@@ -207,57 +204,6 @@ def _store_medication(ctx: ToolContext, name: str, fields: dict[str, Any]) -> di
     return {**reminder_summary(Medication.objects.get(pk=medication.pk)), "already_set": not created}
 
 
-# --- the medicines lexicon: is the name a medicine? ---------------------------------------------
-
-# Words around a medicine's name that are not part of it ("Tab Metformin", "Dolo 650 tablets").
-_NOT_NAME = {
-    "tab", "tabs", "tablet", "tablets", "cap", "caps", "capsule", "capsules", "syp", "syrup", "inj",
-    "injection", "susp", "suspension", "drops", "pill", "pills", "my", "the", "medicine", "medication",
-}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class KnownMedicine:
-    """A name the lexicon knows: ``name`` is what to store (the user's spelling when it is in the
-    lexicon as written, else the lexicon's name it is a typo of), ``generic`` its generic name."""
-
-    name: str
-    generic: str
-    corrected: bool = False
-
-
-def known_medicine(name: str) -> KnownMedicine | None:
-    """``name`` looked up in the medicines lexicon (health/scheduler/lexicon.json, which the
-    prescription reader uses): a generic or brand name, a combination of known names ("metformin +
-    glimepiride"), or one typo away from one ("metformn"; two for names of 10 letters or more, first
-    letter the same). None for anything else ("Lottery Ticket")."""
-    lexicon = load_lexicon()
-    text = " ".join(re.sub(r"[^\w\s+&/.-]", " ", str(name).lower()).split())
-    if text in lexicon.names:
-        return KnownMedicine(str(name), lexicon.names[text])
-    core = " ".join(w for w in text.split() if w not in _NOT_NAME and not re.fullmatch(r"[\d.]+", w))
-    if not core:
-        return None
-    if core in lexicon.names:
-        return KnownMedicine(str(name), lexicon.names[core])
-    parts = [p for p in re.split(r"\s*(?:\+|&|/|\band\b|\bwith\b)\s*", core) if p]
-    if len(parts) > 1 and all(part in lexicon.names for part in parts):
-        generics = frozenset(lexicon.names[part] for part in parts)
-        return KnownMedicine(str(name), lexicon.combinations.get(generics, " + ".join(sorted(generics))))
-    if len(core) < 5 or not re.fullmatch(r"[a-z][a-z -]*", core):
-        return None
-    hit = process.extractOne(core, _lexicon_names(), scorer=OSA.distance, score_cutoff=1 if len(core) < 10 else 2)
-    if hit is None or hit[0][0] != core[0]:
-        return None
-    generic = lexicon.names[hit[0]]
-    stored = hit[0] if "-" in generic else generic  # a combination keeps the brand it was typed as
-    return KnownMedicine(stored[:1].upper() + stored[1:], generic, corrected=True)
-
-
-def _lexicon_names() -> list[str]:
-    return sorted(load_lexicon().names)
-
-
 _STRENGTH = re.compile(
     r"^(?P<name>.*?[^\s,])[\s,]+(?P<number>\d+(?:\.\d+)?)\s*"
     r"(?P<unit>mg|mcg|µg|g|ml|iu|units?|%)(?P<per>\s*/\s*\d*(?:\.\d+)?\s*ml)?$",
@@ -321,7 +267,7 @@ def _same_medicine_said(name: str, text: str) -> tuple[str, str]:
     if known is None:
         return "", ""
     for word in dict.fromkeys(said.words(text)):
-        if len(word) < 5 or word in _NOT_NAME:
+        if len(word) < 5 or word in NOT_NAME_WORDS:
             continue
         found = known_medicine(word)
         if found is not None and found.generic == known.generic:

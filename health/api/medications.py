@@ -47,6 +47,11 @@ class MedicationSerializer(StrictModelSerializer):
     clock_times = ClockTimesField(
         child=serializers.CharField(), required=False, max_length=12, help_text=CLOCK_TIMES_HELP
     )
+    # Flagged, not refused: a medicine the lexicon lacks is still the patient's to schedule.
+    in_lexicon = serializers.BooleanField(
+        read_only=True,
+        help_text="False when the name is not a medicine the app's medicines lexicon knows: check the spelling.",
+    )
 
     class Meta:
         model = Medication
@@ -54,6 +59,7 @@ class MedicationSerializer(StrictModelSerializer):
             "id",
             "prescription",
             "name",
+            "in_lexicon",
             "strength",
             "dose",
             "times_per_day",

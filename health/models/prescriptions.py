@@ -14,6 +14,7 @@ from django.utils import timezone
 from core.events import Event
 from core.realtime import push_to_user
 from health.models.appointments import InvalidTransition
+from health.scheduler.lexicon import known_medicine
 
 
 def prescription_upload_path(instance: Prescription, filename: str) -> str:
@@ -161,6 +162,13 @@ class Medication(models.Model):
         super().save(*args, **kwargs)
         if resuming:
             self.reminders.update(checked_until=timezone.now())
+
+    @property
+    def in_lexicon(self) -> bool:
+        """Whether the name is a medicine the medicines lexicon knows (a typo of one included). Any
+        other name was stored because the patient typed it (the API) or confirmed it (the chat): the
+        page and the API flag it for them to check with their pharmacist."""
+        return known_medicine(self.name) is not None
 
     def set_times(self, clock_times: list[str]) -> None:
         """The patient chose these local times ("HH:MM", sorted; none: as needed): they are no longer

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
 
 LEXICON_PATH = Path(__file__).with_name("lexicon.json")
 
@@ -33,3 +37,54 @@ def load_lexicon(path: Path = LEXICON_PATH) -> Lexicon:
         if len(parts) > 1 and all(parts):
             combinations[frozenset(parts)] = generic
     return Lexicon(names=names, combinations=combinations)
+
+
+# --- is a name a medicine? (the chat's reminders, the medications API and page) ---------------------
+
+# Words around a medicine's name that are not part of it ("Tab Metformin", "Dolo 650 tablets").
+NOT_NAME_WORDS = {
+    "tab", "tabs", "tablet", "tablets", "cap", "caps", "capsule", "capsules", "syp", "syrup", "inj",
+    "injection", "susp", "suspension", "drops", "pill", "pills", "my", "the", "medicine", "medication",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class KnownMedicine:
+    """A name the lexicon knows: ``name`` is what to store (the user's spelling when it is in the
+    lexicon as written, else the lexicon's name it is a typo of), ``generic`` its generic name."""
+
+    name: str
+    generic: str
+    corrected: bool = False
+
+
+def known_medicine(name: str) -> KnownMedicine | None:
+    """``name`` looked up in the medicines lexicon (health/scheduler/lexicon.json, which the
+    prescription reader uses): a generic or brand name, a combination of known names ("metformin +
+    glimepiride"), or one typo away from one ("metformn"; two for names of 10 letters or more, first
+    letter the same). None for anything else ("Lottery Ticket")."""
+    lexicon = load_lexicon()
+    text = " ".join(re.sub(r"[^\w\s+&/.-]", " ", str(name).lower()).split())
+    if text in lexicon.names:
+        return KnownMedicine(str(name), lexicon.names[text])
+    core = " ".join(w for w in text.split() if w not in NOT_NAME_WORDS and not re.fullmatch(r"[\d.]+", w))
+    if not core:
+        return None
+    if core in lexicon.names:
+        return KnownMedicine(str(name), lexicon.names[core])
+    parts = [p for p in re.split(r"\s*(?:\+|&|/|\band\b|\bwith\b)\s*", core) if p]
+    if len(parts) > 1 and all(part in lexicon.names for part in parts):
+        generics = frozenset(lexicon.names[part] for part in parts)
+        return KnownMedicine(str(name), lexicon.combinations.get(generics, " + ".join(sorted(generics))))
+    if len(core) < 5 or not re.fullmatch(r"[a-z][a-z -]*", core):
+        return None
+    hit = process.extractOne(core, _lexicon_names(), scorer=OSA.distance, score_cutoff=1 if len(core) < 10 else 2)
+    if hit is None or hit[0][0] != core[0]:
+        return None
+    generic = lexicon.names[hit[0]]
+    stored = hit[0] if "-" in generic else generic  # a combination keeps the brand it was typed as
+    return KnownMedicine(stored[:1].upper() + stored[1:], generic, corrected=True)
+
+
+def _lexicon_names() -> list[str]:
+    return sorted(load_lexicon().names)

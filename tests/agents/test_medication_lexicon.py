@@ -18,8 +18,8 @@ from agents.models import Conversation
 from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from agents.tools import REGISTRY, ToolContext, ToolError
-from agents.tools.health_data import known_medicine
 from health.models import Medication, Reminder
+from health.scheduler.lexicon import known_medicine
 from tests.agents.helpers import call, end, observations, plan
 
 

@@ -80,3 +80,20 @@ def test_another_patients_prescription_does_not_exist(bob, alice_api):
     assert response.status_code == 400
     assert "does not exist" in response.json()["prescription"][0]
     assert not Medication.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "name, known",
+    [("Metformin", True), ("Glycomet", True), ("metformn", True), ("Lottery Ticket", False), ("Magic Beans", False)],
+)
+def test_a_name_that_is_not_a_medicine_is_stored_as_typed_and_flagged(alice, alice_api, client, name, known):
+    """The patient may schedule a medicine the lexicon lacks, but "Lottery Ticket" is flagged on the
+    API and on the Medications page for them to check (issue 23: records that make no sense)."""
+    response = alice_api.post("/api/medications/", _payload(name=name, clock_times=["08:00", "20:00"]), format="json")
+
+    assert response.status_code == 201, response.json()
+    assert response.json()["in_lexicon"] is known
+    assert alice_api.get(f"/api/medications/{response.json()['id']}/").json()["in_lexicon"] is known
+    client.force_login(alice)
+    page = client.get("/medications/").content.decode()
+    assert ("is not a medicine name this app knows" in page) is not known
