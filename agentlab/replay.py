@@ -54,13 +54,20 @@ def _answer_text(observation: dict[str, Any]) -> str:
     return result if isinstance(result, str) else json.dumps(result)
 
 
+def _consented(observation: dict[str, Any]) -> bool:
+    """An observation of a tool that asked the user first (a consent question: a reminder, a text to a
+    contact): its result carries the user's answer as "user"."""
+    result = observation.get("result")
+    return isinstance(result, dict) and isinstance(result.get("user"), str)
+
+
 def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None, clock=None) -> ReplayReport:
     """Run a recorded trajectory's planner and caller outputs against the real tools.
 
     The recorded outputs drive a scripted backend; the recorded answers to
-    ``get_input_from_user``/``follow_up_with_user`` are posted as the user's
-    replies, and later user requests as new messages. Returns the new conversation and, for each recorded observation,
-    whether the real tools produced the same one. ``clock`` is the "now" the
+    ``get_input_from_user``/``follow_up_with_user`` and to consent questions are posted as the
+    user's replies, and later user requests as new messages. Returns the new conversation and, for
+    each recorded observation, whether the real tools produced the same one. ``clock`` is the "now" the
     tools see (default: the real clock); the data pipeline replays at the
     recorded query time.
     """
@@ -80,9 +87,12 @@ def replay(data: Any, user, *, kind: str = Conversation.Kind.CHAT, alert=None, c
         elif state["from"] == "user" and position != first_user:
             inputs.append((Conversation.Status.COMPLETED, state["value"]))
         elif state["from"] == "observation":
-            if last_tool in REGISTRY and REGISTRY.get(last_tool).suspends:
+            suspends = last_tool in REGISTRY and REGISTRY.get(last_tool).suspends
+            if suspends or _consented(state["value"]):
                 inputs.append((Conversation.Status.WAITING_INPUT, _answer_text(state["value"])))
-            else:
+            if not suspends:
+                # A consent tool's result (the reminder set after the user's yes) is the tools' own
+                # and is compared; an asking tool's result is only the user's answer.
                 recorded.append((position, last_tool, state["value"]))
 
     backend = ScriptedBackend(planner=planner, caller=caller)

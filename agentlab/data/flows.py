@@ -99,6 +99,9 @@ YES = (
     "Perfect, book it please.",
     "Yes. Thank you!",
 )
+# A clear yes to a consent question ("Set a reminder for …? Reply yes to set it, or no."): each one
+# agents.tools.interaction.clear_yes reads as yes, so the tool acts (tests/agentlab/test_data_pipeline.py).
+CONSENT_YES = ("Yes.", "yes", "Yes, set it.", "ok", "Yes please", "Sure.", "Yes, go ahead")
 NO = (
     "No, not at this time.",
     "No thanks, I'll wait a bit.",
@@ -535,6 +538,7 @@ def reminder(ctx: FlowContext) -> Flow:
                 t=", ".join(parameters["times"]),
             ),
             call("set_medication_reminder", user_id=ctx.user_ref, **parameters),
+            answer=rng.choice(CONSENT_YES),  # the tool proposes the reminder; the user confirms it
         )
         result_of(observation)
         reason = f"Reminder set for {parameters['medicine_name']}."

@@ -308,3 +308,10 @@ def test_a_holdout_seed_keeps_another_seed_s_unseen_diseases_out_of_new_training
     assert not {t["template"] for t in train} & holdout.templates
     report = json.loads((tmp_path / "report.json").read_text())
     assert (report["seed"], report["holdout_seed"]) == (5, 3)
+
+
+def test_every_consent_answer_of_the_flows_is_a_clear_yes():
+    from agentlab.data.flows import CONSENT_YES
+    from agents.tools.interaction import clear_yes
+
+    assert all(clear_yes(answer) for answer in CONSENT_YES)
