@@ -24,6 +24,14 @@ from django.core.exceptions import ImproperlyConfigured
 log = logging.getLogger(__name__)
 
 
+def _packages() -> None:
+    # The libraries first, before any model: a task that imports spaCy while this thread is half way
+    # through importing it fails ("cannot import name 'Language' from partially initialized module"),
+    # and tasks wait for this step (``wait_for_imports``).
+    import sentence_transformers  # noqa: F401  (imports torch)
+    import spacy  # noqa: F401
+
+
 def _model() -> None:
     from agents.llm import get_backend
 
@@ -49,11 +57,17 @@ def _memory() -> None:
 
 
 PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
+    ("libraries", _packages),
     ("model", _model),
     ("triage", _triage),
     ("first step", _first_step),
     ("memory", _memory),
 )
+
+
+# Set once the warm-up thread has imported the libraries (or when there is no such thread).
+_IMPORTED = threading.Event()
+_IMPORTED.set()
 
 
 def warm_up(parts: tuple[tuple[str, Callable[[], None]], ...] | None = None) -> dict[str, float]:
@@ -71,6 +85,9 @@ def warm_up(parts: tuple[tuple[str, Callable[[], None]], ...] | None = None) -> 
         except Exception:  # a background convenience: whatever failed fails again where it is used
             log.warning("Warming up %s failed", name, exc_info=True)
             continue
+        finally:
+            if name == "libraries":
+                _IMPORTED.set()
         took[name] = round(time.perf_counter() - started, 1)
     log.info(
         "Ready for chats: loaded %s in %.1f s",
@@ -80,15 +97,26 @@ def warm_up(parts: tuple[tuple[str, Callable[[], None]], ...] | None = None) -> 
     return took
 
 
+def wait_for_imports(timeout: float) -> bool:
+    """Block until the warm-up thread has imported the libraries (about 5 s after a worker starts;
+    at once when no warm-up runs). Python imports a package with circular imports (spaCy) safely in
+    one thread at a time only: a chat resumed as the worker starts failed with an ImportError."""
+    return _IMPORTED.wait(timeout)
+
+
 def in_background() -> threading.Thread:
     """Start ``warm_up`` in a daemon thread, at a lower CPU priority than the tasks the process runs."""
+    _IMPORTED.clear()
 
     def run() -> None:
         try:  # Linux: a thread's nice value is its own, so only the loading yields the CPU
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
         except (AttributeError, OSError):
             pass
-        warm_up()
+        try:
+            warm_up()
+        finally:
+            _IMPORTED.set()  # whatever happened: a task never waits on a warm-up that stopped
 
     thread = threading.Thread(target=run, name="chat-warm-up", daemon=True)
     thread.start()

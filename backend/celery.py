@@ -6,7 +6,7 @@ import os
 import threading
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import task_prerun, worker_process_init
 
 from agents.beat import BEAT_SCHEDULE as AGENTS_BEAT_SCHEDULE
 from health.monitor.schedule import quiet_idle_sweeps
@@ -53,3 +53,30 @@ def warm_up(**_: object) -> threading.Thread | None:
 
         return warm.in_background()
     return None
+
+
+# An SOS never waits for the warm-up (what it needs is imported as the worker starts; a crash of an
+# SOS run is completed by its guard).
+_SOS_TASKS = frozenset(
+    {
+        "health.tasks.deliver_message",
+        "health.tasks.redeliver_stale_messages",
+        "health.tasks.hard_sos_countdown_elapsed",
+        "health.tasks.sweep_sos_countdowns",
+        "health.tasks.end_hard_sos",
+        "health.tasks.soft_sos",
+        "agents.hard_sos_start",
+        "agents.hard_sos_end",
+        "agents.soft_sos",
+    }
+)
+
+
+@task_prerun.connect
+def after_the_warm_up_imports(task=None, **_: object) -> None:
+    """Any other task waits (at most 60 s, about 5 s after a start) until the warm-up thread has
+    imported its libraries: the two threads must not import spaCy at the same time."""
+    if task is not None and task.name not in _SOS_TASKS:
+        from agents import warm
+
+        warm.wait_for_imports(60)

@@ -20,7 +20,7 @@ def test_warm_up_loads_what_a_first_chat_needs(scripted_backend, settings):
 
     took = warm.warm_up()
 
-    assert list(took) == ["model", "triage", "first step", "memory"]
+    assert list(took) == ["libraries", "model", "triage", "first step", "memory"]
     assert triage._load_encoder.cache_info().currsize == 1
     assert first_step._model.cache_info().currsize == 1
     assert memory_index.concept_terms.cache_info().currsize == 1
@@ -68,3 +68,40 @@ def test_the_ocr_worker_builds_its_reader_not_the_chat_models(monkeypatch):
     celery.warm_up().join(10)
 
     assert built == ["reader"] and chat == []
+
+
+def test_tasks_wait_for_the_warm_up_s_imports_but_an_sos_never_does(monkeypatch):
+    """Two threads importing spaCy at once fail (a chat resumed as its worker started): a task waits
+    until the warm-up thread has imported the libraries; an SOS task goes at once."""
+    waited = []
+    monkeypatch.setattr(warm, "wait_for_imports", lambda timeout: waited.append(timeout))
+
+    import agents.tasks
+    import health.tasks
+
+    tasks = {
+        task.name: task
+        for module in (agents.tasks, health.tasks)
+        for task in vars(module).values()
+        if isinstance(getattr(task, "name", None), str) and hasattr(task, "delay")
+    }
+    assert celery._SOS_TASKS <= set(tasks)  # every exempt name is a real task
+    for name in ("agents.run_conversation", "health.tasks.read_prescription", "health.tasks.write_daily_report"):
+        celery.after_the_warm_up_imports(task=tasks[name])
+    for name in celery._SOS_TASKS:
+        celery.after_the_warm_up_imports(task=tasks[name])
+
+    assert waited == [60, 60, 60]
+
+
+def test_the_imports_are_marked_done_once_the_libraries_are_loaded(monkeypatch):
+    seen = []
+    monkeypatch.setattr(
+        warm,
+        "PARTS",
+        (("libraries", lambda: None), ("model", lambda: seen.append(warm.wait_for_imports(0)))),
+    )
+
+    warm.in_background().join(10)
+
+    assert seen == [True] and warm.wait_for_imports(0)
