@@ -35,6 +35,16 @@ def pytest_sessionstart(session):
         pytest.exit(f"REDIS_URL is set to {url}, but that Redis does not answer ({error})", returncode=2)
 
 
+def pytest_terminal_summary(terminalreporter):
+    """The counts the fault, attack and privacy tests hand to tests.summary.summarise."""
+    from tests.summary import LINES
+
+    if LINES:
+        terminalreporter.section("what the fault, attack and privacy tests tried")
+        for line in LINES:
+            terminalreporter.write_line(line)
+
+
 @pytest.fixture(autouse=True)
 def fresh_channel_layer():
     """Each test gets its own channel layer: channels_redis binds a layer's receivers to one event loop,

@@ -21,6 +21,7 @@ from agents.tools import REGISTRY, ToolContext, ToolError
 from health.models import Medication, Reminder
 from health.scheduler.lexicon import known_medicine
 from tests.agents.helpers import call, end, observations, plan
+from tests.summary import summarise
 
 
 def remind(alice, text: str, medicine_name: str, times=("08:00",)) -> Conversation:
@@ -197,5 +198,7 @@ def test_the_lexicon_lookup(name, generic, corrected):
 
 def test_the_table_says_how_many_names_were_tried():
     tried = len(KNOWN) + len(UNKNOWN) * len(ANSWERS) + len(LOOKUPS) + 3
-    print(f"\nmedication lexicon: {tried} tried ({len(KNOWN)} known names and typos, {len(UNKNOWN)} unknown x answers)")
+    summarise(
+        f"medication lexicon: {tried} tried ({len(KNOWN)} known names and typos, {len(UNKNOWN)} unknown x answers)"
+    )
     assert tried >= 50

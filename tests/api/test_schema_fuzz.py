@@ -72,6 +72,7 @@ from tests.factories import (
     SpecializationFactory,
     SymptomRecordFactory,
 )
+from tests.summary import summarise
 
 EXAMPLES = int(os.environ.get("SCHEMA_FUZZ_EXAMPLES", "5"))
 
@@ -269,8 +270,8 @@ def test_every_operation_survives_generated_requests(alice, signed_in, endless_m
                 pass  # nothing to negate: an operation with no parameters and no body
 
     elapsed = time.monotonic() - started
-    print(
-        f"\nschemathesis: {sum(tally.sent.values())} requests to {len(tally.sent)} operations in {elapsed:.0f} s; "
+    summarise(
+        f"schemathesis: {sum(tally.sent.values())} requests to {len(tally.sent)} operations in {elapsed:.0f} s; "
         f"hard failures {len(tally.failures)}; soft findings {dict(tally.soft)}"
     )
     assert len(tally.sent) >= 80, f"only {len(tally.sent)} operations were exercised"
@@ -335,8 +336,8 @@ def test_chained_requests_keep_the_schemas_promises(alice, signed_in, endless_mo
             phases=[Phase.explicit, Phase.generate],
         )
     )
-    print(
-        f"\nschemathesis (stateful): {transitions} inferred links; {sum(tally.sent.values())} requests in "
+    summarise(
+        f"schemathesis (stateful): {transitions} inferred links; {sum(tally.sent.values())} requests in "
         f"{STATEFUL_SCENARIOS} scenarios to {len(tally.sent)} operations in {time.monotonic() - started:.0f} s; "
         f"hard failures {len(tally.failures)}; soft findings {dict(tally.soft)}; "
         f"deletes {sum(n for label, n in tally.sent.items() if label.startswith('DELETE'))}"

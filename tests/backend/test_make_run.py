@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.summary import summarise
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -50,6 +52,4 @@ def test_make_run_works_on_loopback_alone_and_stops_on_ctrl_c(tmp_path):
     checked = json.loads((tmp_path / "checked.json").read_text())
     assert len(checked) == 12, checked
     where = "in a network namespace with only loopback" if namespace else "with the socket guard (no namespace here)"
-    print(f"\nmake run {where}: {len(checked)} checks, 0 connections past loopback")
-    for line in checked:
-        print(f"  {line}")
+    summarise(f"make run {where}: {len(checked)} checks, 0 connections past loopback: " + "; ".join(checked))

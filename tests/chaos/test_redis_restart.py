@@ -26,6 +26,7 @@ from tests.health.test_sos_worker_death import (
     end_through_the_broker,
     held_sos_past_its_countdown,
 )
+from tests.summary import summarise
 
 WORST_DELAY_TARGET = 20.0  # the SOS sweep runs every 5 s and takes up a message idle for 4 s
 
@@ -153,8 +154,8 @@ def test_an_sos_ended_while_redis_is_down_tells_everyone_once_it_is_back(
     )
     alert.refresh_from_db()
     assert alert.state == "resolved", (alert.state, tail)
-    print(
-        f"ended with Redis down: answered in {answered:.1f} s; every stand-down sent {stood_down:.0f} s after "
+    summarise(
+        f"chaos (Redis down, SOS ended): answered in {answered:.1f} s; every stand-down sent {stood_down:.0f} s after "
         f"Redis came back; worker restarts by the supervisor: {restarts}"
     )
     # Answering the patient must not hang on a broker that is down.

@@ -27,6 +27,7 @@ from tests.agents.helpers import told
 from tests.chaos.processes import ROOT, app_environment, kill_group, start_celery_worker, wait_for
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
 from tests.health.test_prescription_reading import photo
+from tests.summary import summarise
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -110,8 +111,8 @@ def test_what_the_patient_asked_for_while_redis_was_down_is_done_once_it_is_back
     lines = log.read_text().splitlines()
     readings = sum("read_prescription[" in line and "succeeded" in line for line in lines)
     runs = sum("run_conversation[" in line and "succeeded" in line for line in lines)
-    print(
-        f"\nchaos (Redis down, back empty): the web side recorded both and answered in {recorded['seconds']:.1f} s; "
+    summarise(
+        f"chaos (Redis down, back empty): the web side recorded both and answered in {recorded['seconds']:.1f} s; "
         f"within {done_after:.0f} s of Redis's return the chat was resumed ({runs} run), the prescription read "
         f"({readings} reading) and the dose reminded once"
     )

@@ -26,6 +26,7 @@ from tests.chaos.processes import ROOT, app_environment, kill_group, start_celer
 from tests.clock import settle_clear_of_midnight
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
 from tests.local_redis import redis_database
+from tests.summary import summarise
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -126,7 +127,7 @@ def test_a_conversation_resumes_after_the_web_process_is_killed_and_restarted(
 
     dose = DoseEvent.objects.get(pk=sent_dose.pk)
     assert dose.state == "taken" and dose.acted_at is not None
-    print(
-        "\nchaos (web restart): 1 SIGKILL of the web process mid-conversation; the page said it was "
+    summarise(
+        "chaos (web restart): 1 SIGKILL of the web process mid-conversation; the page said it was "
         "reconnecting, found the new process, and the answer to the pending question was recorded once"
     )

@@ -28,6 +28,7 @@ from health.models import DailyReport, DoseEvent, Notification, OutboundMessage,
 from health.reports import generate
 from health.scheduler import dispatch, reading, review
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
+from tests.summary import summarise
 
 CHECKED: list[str] = []  # what each test checked, printed by the last test
 
@@ -202,4 +203,4 @@ def test_a_report_killed_mid_generation_is_written_and_announced_once(alice, mon
 
 def test_zz_what_was_checked():
     """Counts what this module checked (run last in the module; alone it checks nothing)."""
-    print(f"\nchaos (simulated kills): {len(CHECKED)} checks\n  " + "\n  ".join(CHECKED))
+    summarise(f"chaos (simulated kills): {len(CHECKED)} checks: " + "; ".join(CHECKED))

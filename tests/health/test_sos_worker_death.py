@@ -27,6 +27,7 @@ from tests.chaos.processes import start_celery_worker as start_worker
 from tests.factories import AlertFactory
 from tests.local_redis import redis_database
 from tests.messaging.standin_provider import StandInProvider
+from tests.summary import summarise
 
 ACCOUNT_SID = "AC" + "0" * 31 + "7"
 FROM_NUMBER = "+15005550006"
@@ -122,7 +123,7 @@ def test_a_worker_killed_mid_delivery_delays_no_sos_message_and_no_end_overtakes
     worst = each_got_the_alarm_then_the_stand_down(
         alert, provider, since=killed_at, title="after the worker was SIGKILLed (seconds after the kill)", log=log
     )
-    print(f"worst delay of an alarm: {worst:.1f} s (target <= {WORST_DELAY_TARGET:.0f} s)")
+    summarise(f"chaos (worker SIGKILLed mid-SOS): every alarm once, before its stand-down; worst delay {worst:.1f} s")
     assert worst <= WORST_DELAY_TARGET, log
 
 

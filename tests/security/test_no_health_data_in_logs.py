@@ -21,6 +21,7 @@ from health import demo_data as data
 from health.management.demo import seed_demo
 from health.models import Alert, DailyReport, OutboundMessage, SymptomRecord, VitalReading
 from tests.agents.helpers import call, end, plan
+from tests.summary import summarise
 
 # Vitals no id, port or count in a log line would be equal to (the decimal one especially).
 SPO2, HEART_RATE, SYSTOLIC, DIASTOLIC = 83.5, 163, 187, 119
@@ -196,7 +197,7 @@ def test_a_day_of_the_demo_patient_leaves_no_health_data_in_the_logs(
     found = leaks(lines, details)
 
     assert not found, "\n".join(found)
-    print(f"\nlog scan: {len(lines)} log lines, {len(details)} kinds of personal detail, none found")
+    summarise(f"log scan: {len(lines)} log lines, {len(details)} kinds of personal detail, none found")
 
 
 def test_the_scan_finds_a_leak_when_there_is_one(demo):

@@ -58,6 +58,7 @@ from tests.factories import (
     SymptomRecordFactory,
     VitalReadingFactory,
 )
+from tests.summary import summarise
 
 ATTACKER = "+15550009999"
 
@@ -559,8 +560,8 @@ def test_the_table_says_how_many_injections_were_tried():
     consent = len(CONSENT_INJECTIONS) + 2  # the table, the contacts texted unasked, the lottery ticket
     sos = len(SOS_INJECTIONS)
     tried = len(CHAT_INJECTIONS) + 1 + consent + sos + len(OCR_INJECTIONS) + len(API_INJECTIONS)
-    print(
-        f"\nprompt injection: {tried} tried ({len(CHAT_INJECTIONS) + 1} chat, {consent} asked or refused for "
+    summarise(
+        f"prompt injection: {tried} tried ({len(CHAT_INJECTIONS) + 1} chat, {consent} asked or refused for "
         f"consent, {sos} SOS, {len(OCR_INJECTIONS)} OCR, {len(API_INJECTIONS)} API)"
     )
     assert tried >= 20
