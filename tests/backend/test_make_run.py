@@ -25,12 +25,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def network_namespace() -> list[str]:
-    """The command prefix that puts a process in a fresh namespace with only loopback, or []."""
-    try:
-        made = subprocess.run(["unshare", "--net", "true"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return ["unshare", "--net", "--"] if made else []
+    """The command prefix that puts a process in a fresh namespace with only loopback, or []: as root,
+    ``unshare --net``; otherwise inside a user namespace of its own (``--map-root-user``), where the
+    kernel allows unprivileged ones."""
+    for prefix in (["unshare", "--net"], ["unshare", "--user", "--map-root-user", "--net"]):
+        try:
+            made = subprocess.run([*prefix, "true"], capture_output=True, timeout=10).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        if made:
+            return [*prefix, "--"]
+    return []
 
 
 @pytest.mark.slow
