@@ -1,8 +1,9 @@
 """CSRF: a signed-in browser session cannot be made to change anything by another site.
 
 Every URL pattern of the project (pages, the admin, the API) is sent a POST from a signed-in
-staff session without a CSRF token. Each must answer 403 with a CSRF failure before its view runs,
-so a route that is exempt from CSRF, or an API view that forgets session CSRF, fails here.
+staff session without a CSRF token, and every API route a PUT, a PATCH and a DELETE. Each must
+answer 403 with a CSRF failure before its view runs, so a route that is exempt from CSRF, or an API
+view that forgets session CSRF, fails here.
 """
 
 from __future__ import annotations
@@ -39,6 +40,21 @@ def test_a_post_without_a_csrf_token_is_refused(staff_client, route):
     # An API view's reason is in its data even where it renders HTML (Swagger UI).
     reason = response.content.decode(errors="replace") + str(getattr(response, "data", ""))
     assert "CSRF" in reason, f"POST {route.url} was refused, but not for CSRF: {reason[:200]}"
+
+
+API_WRITES = [
+    (route, method) for route in ROUTES if route.url.startswith("/api/") for method in ("put", "patch", "delete")
+]
+
+
+@pytest.mark.parametrize("route, method", API_WRITES, ids=[f"{m.upper()} {r.name} {r.url}" for r, m in API_WRITES])
+def test_a_put_patch_or_delete_without_a_csrf_token_is_refused(staff_client, route, method):
+    """The API's other writing methods, each on every API route: refused for CSRF before the view
+    runs (a 403 CSRF failure, never a 405 that would mean the view was reached first)."""
+    response = getattr(staff_client, method)(route.url, data='{"anything": "1"}', content_type="application/json")
+
+    assert response.status_code == 403, f"{method.upper()} {route.url} answered {response.status_code}"
+    assert "CSRF" in str(getattr(response, "data", "")) + response.content.decode(errors="replace")
 
 
 def test_the_same_post_with_the_token_gets_through(alice):
