@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from health.api.account import AccountDeleteView, AccountExportView
+from health.api.account import AccountArchiveView, AccountDeleteView, AccountExportView
 from health.api.alerts import AlertViewSet
 from health.api.appointments import AppointmentViewSet
 from health.api.contacts import EmergencyContactViewSet
@@ -46,6 +46,7 @@ router.register("daily-reports", DailyReportViewSet, basename="daily-report")
 urlpatterns = [
     path("profile/", PatientProfileView.as_view(), name="patient-profile"),
     path("profile/export/", AccountExportView.as_view(), name="account-export"),
+    path("profile/export.zip", AccountArchiveView.as_view(), name="account-archive"),
     path("profile/delete/", AccountDeleteView.as_view(), name="account-delete"),
     path("watch/simulator/", WatchSimulatorView.as_view(), name="watch-simulator"),
     *router.urls,

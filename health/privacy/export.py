@@ -7,6 +7,7 @@ an export holds one row in memory, not the whole history.
 
 from __future__ import annotations
 
+import logging
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from health.reports.pdf import report_pdf
 FORMAT = "agent-lite-export"
 VERSION = 1
 _encode = DjangoJSONEncoder(ensure_ascii=False).encode
+log = logging.getLogger(__name__)
 
 
 def export_json(user) -> Iterator[str]:
@@ -59,7 +61,18 @@ def write_archive(user, target: IO[bytes]) -> None:
             for chunk in export_json(user):
                 data.write(chunk.encode())
         for report in DailyReport.objects.filter(user=user).select_related("user").order_by("date"):
-            archive.writestr(f"reports/{report.date.isoformat()}.pdf", report_pdf(report))
+            try:
+                pdf = report_pdf(report)
+            except (KeyError, TypeError, ValueError):
+                # One report whose figures cannot be laid out must not cost the patient the rest of
+                # their data: its figures are in data.json, and the archive says so.
+                log.exception("daily report %s could not be rendered for the export", report.pk)
+                archive.writestr(
+                    f"reports/{report.date.isoformat()}.txt",
+                    "This report could not be made into a PDF; its figures are in data.json (health.DailyReport).\n",
+                )
+                continue
+            archive.writestr(f"reports/{report.date.isoformat()}.pdf", pdf)
         for prescription in Prescription.objects.filter(user=user).exclude(image="").order_by("pk"):
             _add_file(archive, prescription.image, f"prescriptions/{prescription.pk}")
 

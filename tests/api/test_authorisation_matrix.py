@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
+import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -224,6 +226,15 @@ MATRIX: dict[str, Route] = {
     ),
     # The patient's data as one JSON document, and the account's deletion (health/api/account.py).
     "account-export": Route(
+        kind=SINGLETON,
+        methods=frozenset({"GET"}),
+        make=lambda bob: bob.profile,
+        shows=lambda body, profile: (
+            body["account"]["username"] == profile.user.username and len(body["records"]["health.PatientProfile"]) == 1
+        ),
+    ),
+    # The same as a ZIP with the report PDFs and the prescription photos (read as the archive's data.json).
+    "account-archive": Route(
         kind=SINGLETON,
         methods=frozenset({"GET"}),
         make=lambda bob: bob.profile,
@@ -543,6 +554,9 @@ def _url(name: str, route: Route, obj: Model | None) -> str:
 def _send(client: APIClient, method: str, url: str, payload: object) -> tuple[int, object]:
     uploads = isinstance(payload, dict) and any(hasattr(value, "read") for value in payload.values())
     response = getattr(client, method.lower())(url, data=payload, format="multipart" if uploads else "json")
+    if response.get("Content-Type", "") == "application/zip":  # the account's archive: its data.json
+        with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as archive:
+            return response.status_code, json.loads(archive.read("data.json"))
     is_json = response.get("Content-Type", "").startswith("application/json")
     return response.status_code, response.json() if is_json and response.content else None
 

@@ -22,6 +22,7 @@ from tests.factories import (
     AppointmentFactory,
     AppointmentHistoryFactory,
     ConversationFactory,
+    DailyReportFactory,
     DeviceFactory,
     DoseEventFactory,
     EmergencyContactFactory,
@@ -120,6 +121,34 @@ def test_the_api_gives_the_same_records_as_json(alice, alice_world, bob_world, a
     assert [row["payload"] for row in data["records"]["agents.AgentStep"]] == ["my knee hurts"]
 
 
+@pytest.mark.parametrize("accept", ["application/zip", "*/*"])
+def test_the_api_gives_the_same_archive_with_the_report_pdfs(alice, alice_world, bob_world, alice_api, accept):
+    response = alice_api.get("/api/profile/export.zip", HTTP_ACCEPT=accept)
+
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"].startswith('attachment; filename="agent-lite-alice-')
+    assert response.headers["Cache-Control"] == "no-store"
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    assert json.loads(archive.read("data.json"))["account"]["username"] == "alice"
+    assert archive.read(f"reports/{alice_world['report'].date.isoformat()}.pdf").startswith(b"%PDF")
+    assert archive.read(f"prescriptions/{alice_world['prescription'].pk}.jpg") == JPEG
+    assert f"prescriptions/{bob_world['prescription'].pk}.jpg" not in archive.namelist()
+
+
 def test_signed_out_there_is_nothing_to_download(db, client, api):
     assert client.get("/profile/export/").status_code == 302
     assert api.get("/api/profile/export/").status_code == 403
+    refused = api.get("/api/profile/export.zip", HTTP_ACCEPT="application/zip")
+    assert refused.status_code == 403 and refused["Content-Type"] == "application/json"
+    assert "detail" in refused.json()
+
+
+def test_a_report_that_cannot_be_laid_out_costs_nothing_else(alice, alice_world, client):
+    broken = DailyReportFactory(user=alice, date=alice_world["report"].date - dt.timedelta(days=3), metrics={})
+    client.force_login(alice)
+
+    archive = _archive(client)
+
+    assert archive.read(f"reports/{broken.date.isoformat()}.txt").startswith(b"This report could not be made")
+    assert archive.read(f"reports/{alice_world['report'].date.isoformat()}.pdf").startswith(b"%PDF")
+    assert json.loads(archive.read("data.json"))["account"]["username"] == "alice"
