@@ -319,6 +319,21 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(rf"\bconfused\b{_S}{{0,30}}\b(?:can't|unable to|cannot) (?:move|lift|feel|use)\b"),
         # speech lost together with a limb or the face: "can't speak and one arm is weak"
         _r(rf"\b(?:can't|unable to) (?:speak|talk)\b{_S}{{0,40}}\b(?:arm|leg|face|hand|side)\b"),
+        # "I can't feel the left side of my body", "he can't use his right hand"
+        _r(
+            r"\b(?:can't|cannot|unable to|couldn't) (?:move|lift|feel|use) (?:the |my |his |her |their )?"
+            r"(?:left|right) (?:side|arm|leg|hand)\b"
+        ),
+        # sight lost suddenly, or in one eye: "sudden blindness in one eye", "she suddenly can't see"
+        _r(
+            rf"\b(?:sudden(?:ly)?|all of a sudden)\b{_S}{{0,20}}\b(?:blind\w*|went blind|can't see|cannot see|"
+            r"lost (?:my |his |her |the )?(?:sight|vision)|loss of (?:sight|vision)|double vision)\b"
+        ),
+        _r(
+            r"\b(?:lost|losing) (?:the |my |his |her |all )?(?:sight|vision) (?:in|of) (?:one|my|his|her) "
+            r"(?:left |right )?eye\b|(?<!briefly )(?<!momentarily )\b(?:went|gone|going) blind\b"
+            r"(?! (?:for a (?:second|moment|few seconds)|briefly))"
+        ),
         # "sudden numbness in my face and arm" (one limb, not "legs" after a run)
         _r(
             rf"\bsudden(?:ly)?\b{_S}{{0,20}}\b(?:numb\w*|weak\w*|droop\w*|paraly\w*)\b{_S}{{0,20}}"
@@ -382,6 +397,14 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # "my child has a seizure" (one, now; "has seizures" is a condition)
         _r(r"\b(?:has|is having|'s having)\s+a\s+(?:seizure|fit|convulsion)\b"),
     ],
+    # a rash that does not fade when pressed (under a glass): meningococcal sepsis
+    "meningitis": [
+        _r(
+            rf"\b(?:rash|spots)\b{_S}{{0,30}}\b(?:doesn't|does not|won't|will not|didn't|isn't|is not|not)\s+"
+            r"(?:fade|fading|blanch\w*)\b(?!\s+(?:after|for|in)\b)"
+        ),
+        _r(r"\bnon[- ]?blanching\b"),
+    ],
     "poisoning": [
         # not a bare "OD": on a prescription it is "once daily"
         _r(r"\b(?:overdose|overdosed|overdosing|od'd|od-ed|oded)\b|\b(?:an|took an?) od\b"),
@@ -435,6 +458,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     ],
 }
 
+_PURPLE_RASH = r"(?:purple|purplish|dark red) (?:rash|spots|blotches)"
+
 # Two things said in one sentence that make an emergency together, often with a comma between them
 # ("he hit his head, he's bleeding and confused"; "I'm allergic to peanuts and just ate one, my
 # throat feels tight"): read per sentence, where the patterns above are read per clause.
@@ -464,7 +489,16 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:(?:i'm|i am|i feel|he's|she's|they're|he is|she is|they are|is|are|am|seems?|getting|gone|went|"
             r"becoming)\s+(?:(?!not\b|no\b|never\b|isn't\b)[\w']+\s+){0,3}?"
             r"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|drowsy)"
-            r"|not making sense|can't wake|won't wake|unconscious|passing out|fitting|seizing)\b"
+            r"|not making sense|can't wake|won't wake|unconscious|passing out|fitting|seizing"
+            r"|can't think (?:straight|clearly)|(?:not|isn't|aren't) thinking (?:straight|clearly)"
+            r"|disoriented|incoherent)\b"
+        ),
+    ],
+    # a fever with a stiff neck and a purple rash, or a rash "under the glass" (either order)
+    "meningitis": [
+        _r(
+            rf"\b(?:stiff neck|fever|temperature)\b{_S}{{0,80}}\b{_PURPLE_RASH}\b"
+            rf"|\b{_PURPLE_RASH}\b{_S}{{0,80}}\b(?:stiff neck|fever|temperature)\b"
         ),
     ],
     # a fall or a blow, then bleeding from an ear (either order)
@@ -485,6 +519,26 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"|throat\s+(?:is\s+|feels\s+|is getting\s+)?(?:tight|tightening|closing))\b"
             rf"|\b(?:trouble|difficulty|problems?|struggling)\s+(?:breathing|to breathe)\b{_S}{{0,40}}"
             r"\b(?:(?:after|since)\s+(?:eating|being stung|a (?:bee|wasp) sting)|after taking)\b"
+        ),
+    ],
+}
+
+# Going on by its own words, however the rest of the clause reads: "he's had a seizure for more than
+# 5 minutes" ("had a seizure" alone is the past), "the fit won't stop". Not when a time in the past
+# follows ("... for 10 minutes last year").
+_NOT_PAST_AFTER = (
+    r"(?![^.!?;]*\b(?:ago|last (?:week|month|year|time)|yesterday|in (?:19|20)\d\d|as a (?:child|kid|baby))\b)"
+)
+ONGOING: dict[str, list[re.Pattern[str]]] = {
+    "seizure": [
+        _r(
+            r"\b(?:seizures?|fits?|convulsions?|seizing|fitting|convulsing)\b[^.!?;]{0,25}?"
+            r"\b(?:for|lasting|lasted|over|longer than|more than)\s+(?:more than\s+|over\s+|about\s+|nearly\s+)?"
+            r"(?:[3-9]|\d\d|three|four|five|ten|several|a few)\s+min\w*" + _NOT_PAST_AFTER
+        ),
+        _r(
+            r"\b(?:seizures?|fits?|convulsions?|shaking)\b[^.!?;]{0,15}?"
+            r"\b(?:isn't|is not|won't|will not|hasn't|has not)\s+stop(?:ping|ped)?\b" + _NOT_PAST_AFTER
         ),
     ],
 }
@@ -536,7 +590,8 @@ _LASTING = re.compile(
     r"for (?:the (?:last|past) )?(?:a few |a couple of |several |some |many |\d+ |one |two |three |four |five |six )?"
     r"(?:weeks?|months?|years?)|for (?:a|an|one) (?:week|month|year)|"
     r"when(?:ever)? (?:i|he|she) (?:climb|walk|run|exercise|jog|lie down|sleep|work out|"
-    r"go up|breathe|breath|cough|sneeze|lie)|on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
+    r"go up|breathe|breath|cough|sneeze|lie|sit|kneel|stand up|cross)|"
+    r"on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
     r"been having|lately|chronic|check[- ]?up|follow[- ]?up|in the cold|"
     r"rehab\w*|recovery|recovering|medication for|tablets for|pills for|period|periods|menstrual|"
     r"through (?:my|his|her|the) nose|blocked nose|stuffy nose|in (?:the )?winter|in cold weather)\b"
@@ -615,6 +670,10 @@ def emergency(text: str) -> Emergency | None:
             return Emergency("chest", f"{chest} + {with_it}")
     for kind, patterns in SYMPTOMS.items():
         found = _found(patterns, clauses, awake=kind == "unconscious")
+        if found:
+            return Emergency(kind, found)
+    for kind, patterns in ONGOING.items():
+        found = _found(patterns, clauses, request=True)  # a negation still stops it
         if found:
             return Emergency(kind, found)
     sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
