@@ -33,6 +33,7 @@ import requests
 
 from agentlab import load
 from core.ports import free_port
+from health import demo_data
 
 ROOT = Path(__file__).resolve().parents[2]
 # A request that the desks leave to the planner: the local model runs in the worker.
@@ -198,7 +199,7 @@ def scenario(folder: Path) -> list[str]:
         seen = "".join(reader.seen)
         warmed = seen if "Ready for chats" in seen else reader.until("Ready for chats", timeout=240)
         warm_line = next(line for line in warmed.splitlines() if "Ready for chats" in line)
-        assert "loaded model (" in warm_line and "triage (" in warm_line, warm_line
+        assert "loaded libraries (" in warm_line and " model (" in warm_line and "triage (" in warm_line, warm_line
         check(checked, "the worker loaded the chat models as it started: " + warm_line.split("loaded ", 1)[1])
 
         # A chat the desks leave to the planner: the worker runs the local model.
@@ -289,7 +290,35 @@ def scenario(folder: Path) -> list[str]:
         with socket.socket() as sock:
             assert sock.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still open after Ctrl-C"
     check(checked, "Ctrl-C stopped everything; no port left open")
+    # Every line web, worker, OCR worker, beat and Redis wrote, with none of the demo patient's details.
+    lines = "".join(reader.seen).splitlines() + rest.splitlines()
+    found = [
+        f"{label}: {line}" for line in lines for label, pattern in personal_details().items() if pattern.search(line)
+    ]
+    assert not found, "\n".join(found[:20])
+    check(checked, f"{len(lines)} lines of every process's output hold none of the demo patient's details")
     return checked
+
+
+def personal_details() -> dict[str, re.Pattern]:
+    """The demo patient's name, email, address, phone numbers, her contacts, what she typed."""
+    patterns = {
+        label: re.compile(re.escape(value), re.I)
+        for label, value in {
+            "first name": demo_data.DEMO_USER["first_name"],
+            "last name": demo_data.DEMO_USER["last_name"],
+            "email": demo_data.DEMO_USER["email"],
+            "home address": demo_data.DEMO_PROFILE["home_address"].split(",")[0],
+            "chat": CHAT[10:40],
+        }.items()
+    }
+    phones = [demo_data.DEMO_PROFILE["phone"]] + [contact.phone for contact in demo_data.EMERGENCY_CONTACTS]
+    for number, phone in enumerate(phones):
+        digits = phone[-10:]  # +14155550100, (415) 555-0100, 415 555 0100
+        patterns[f"phone {number}"] = re.compile(r"\D{0,2}".join([digits[:3], digits[3:6], digits[6:]]))
+    for contact in demo_data.EMERGENCY_CONTACTS:
+        patterns[f"contact {contact.relation}"] = re.compile(re.escape(contact.name.split()[0]), re.I)
+    return patterns
 
 
 def main() -> None:

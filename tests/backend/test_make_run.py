@@ -55,6 +55,6 @@ def test_make_run_works_on_loopback_alone_and_stops_on_ctrl_c(tmp_path):
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
     assert not leaks.exists(), f"reached past loopback:\n{leaks.read_text()[-4000:]}"
     checked = json.loads((tmp_path / "checked.json").read_text())
-    assert len(checked) == 12, checked
+    assert len(checked) == 13, checked
     where = "in a network namespace with only loopback" if namespace else "with the socket guard (no namespace here)"
     summarise(f"make run {where}: {len(checked)} checks, 0 connections past loopback: " + "; ".join(checked))

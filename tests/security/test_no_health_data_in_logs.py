@@ -6,20 +6,24 @@ assistant and the vitals her watch sent."""
 from __future__ import annotations
 
 import datetime as dt
+import io
 import logging
 import re
+from types import SimpleNamespace
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
+from PIL import Image
 
 from agents.llm import scripted
 from agents.llm.scripted import ScriptedBackend
 from agents.models import Conversation
 from health import demo_data as data
 from health.management.demo import seed_demo
-from health.models import Alert, DailyReport, OutboundMessage, SymptomRecord, VitalReading
+from health.models import Alert, DailyReport, OutboundMessage, Prescription, SymptomRecord, VitalReading
+from health.scheduler import reading
 from tests.agents.helpers import call, end, plan
 from tests.summary import summarise
 
@@ -116,10 +120,11 @@ def demo(db, settings, tmp_path):
     scripted.install(None)
 
 
-def a_day_of_the_demo_patient(demo, tmp_path, capture) -> dict:
+def a_day_of_the_demo_patient(demo, tmp_path, capture, monkeypatch) -> dict:
     """A wrong password then the right one, the watch's readings (a low SpO2 that raises a soft
-    SOS) and a batch it gets refused, a chat that stores a symptom, a hard SOS with no SMS
-    provider, today's report and the download of all her data. Returns what each step answered."""
+    SOS) and a batch it gets refused, a chat that stores a symptom, a prescription photo read, a
+    hard SOS with no SMS provider, today's report and the download of all her data. Returns what
+    each step answered."""
     browser = Client()
     watch = Client(HTTP_AUTHORIZATION=f"Device {(tmp_path / data.DEVICE_TOKEN_FILE).read_text().strip()}")
     answers = {}
@@ -156,6 +161,18 @@ def a_day_of_the_demo_patient(demo, tmp_path, capture) -> dict:
     )
     with capture(execute=True):
         answers["chat"] = browser.post("/api/conversations/", {"text": CHAT}, content_type="application/json")
+    # A photo of a prescription with her name on it, read by the OCR worker's task (EasyOCR stood in
+    # for by the text it would read: what is logged of the reading is what is tested).
+    written = f"{demo.get_full_name()}\nTab Metformin 500 mg 1-0-1 after food x 30 days"
+    monkeypatch.setattr(reading, "get_reader", lambda: None)
+    monkeypatch.setattr(reading, "read_text", lambda image, settings: SimpleNamespace(text=written, lines=[], steps=[]))
+    photo = io.BytesIO()
+    Image.new("RGB", (600, 300), "white").save(photo, format="PNG")
+    photo.seek(0)
+    photo.name = "prescription.png"
+    with capture(execute=True):
+        answers["prescription"] = browser.post("/medications/upload/", {"image": photo})
+    answers["prescription page"] = browser.get(answers["prescription"]["Location"])
     scripted.install(ScriptedBackend())  # the SOS: a model that fails, so the guard does it all
     with capture(execute=True):
         answers["sos"] = browser.post("/api/sos/", {}, content_type="application/json")
@@ -168,9 +185,9 @@ def a_day_of_the_demo_patient(demo, tmp_path, capture) -> dict:
 
 
 def test_a_day_of_the_demo_patient_leaves_no_health_data_in_the_logs(
-    demo, tmp_path, every_log_line, django_capture_on_commit_callbacks
+    demo, tmp_path, every_log_line, django_capture_on_commit_callbacks, monkeypatch
 ):
-    answers = a_day_of_the_demo_patient(demo, tmp_path, django_capture_on_commit_callbacks)
+    answers = a_day_of_the_demo_patient(demo, tmp_path, django_capture_on_commit_callbacks, monkeypatch)
 
     # The scenario really happened, so the logs had something to leak.
     assert answers["wrong password"].status_code == 200
@@ -182,6 +199,10 @@ def test_a_day_of_the_demo_patient_leaves_no_health_data_in_the_logs(
     assert answers["chat"].status_code == 201
     assert Conversation.objects.get(pk=answers["chat"].json()["id"]).status == "completed"
     assert SymptomRecord.objects.filter(user=demo).count() == len(data.PAST_SYMPTOMS) + 1
+    assert answers["prescription"].status_code == 302
+    prescription = Prescription.objects.get(user=demo)
+    assert prescription.parse_status == "needs_review" and "metformin" in str(prescription.extracted).lower()
+    assert answers["prescription page"].status_code == 200
     assert answers["sos"].status_code == 201
     hard = Alert.objects.get(user=demo, kind=Alert.Kind.HARD)
     sent = OutboundMessage.objects.filter(alert=hard)
