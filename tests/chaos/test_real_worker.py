@@ -1,5 +1,6 @@
-"""A real Celery worker process on Redis, SIGKILLed in the middle of a task, and started again:
-what the task does is recorded exactly once. Three crash modes, each its own task:
+"""A real Celery worker process on Redis, SIGKILLed in the middle of a task and started again, or
+left running while Redis restarts empty under it: what the task does is recorded exactly once.
+Three tasks:
 
 - **report**: the evening report, killed after the report row and its notification are written;
 - **reminder**: the dose dispatcher, killed after the dose is marked reminded and its notification
@@ -55,7 +56,8 @@ hold, reached, mode = Path(os.environ["CHAOS_HOLD"]), Path(os.environ["CHAOS_REA
 def wait_here():
     if hold.exists():
         reached.write_text(str(time.time()))
-        time.sleep(600)  # killed here
+        while hold.exists():  # killed here, or let go once Redis has restarted
+            time.sleep(0.2)
 
 if mode == "report":
     from health.reports import generate
@@ -222,3 +224,32 @@ def test_a_task_killed_with_its_worker_is_redelivered_and_recorded_once(alice, r
     outcome = check()
     assert task.rsplit(".", 1)[1] in second_log.read_text()
     summarise(f"chaos (real worker): 1 SIGKILL mid-{mode}; redelivered; {outcome}")
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_task_under_way_when_redis_restarts_empty_completes_once(alice, broker, tmp_path, mode):
+    """Redis killed while the task runs and started again with nothing in it (no persistence): the
+    worker reconnects, the task finishes, and what it does is recorded once."""
+    from celery import Celery
+
+    hold, reached = tmp_path / "hold", tmp_path / "reached"
+    hold.touch()
+    env = app_environment(tmp_path, broker.url, CHAOS_HOLD=str(hold), CHAOS_REACHED=str(reached), CHAOS_MODE=mode)
+    task, args, queue, done, check = MODES[mode](alice, tmp_path)
+    log = tmp_path / "worker.log"
+    worker = start_worker(env, log)
+    try:
+        Celery(broker=broker.url, set_as_current=False).send_task(task, args=args, queue=queue)
+        wait_for(reached.exists, 90, f"the worker did not reach the middle of {task}", log)
+        broker.kill()
+        time.sleep(2)
+        broker.start()
+        hold.unlink()
+        wait_for(done, 90, f"{task} did not finish after Redis came back", log)
+        time.sleep(3)  # anything that would come twice has had time to
+        assert worker.poll() is None, log.read_text()[-3000:]
+    finally:
+        kill_group(worker)
+
+    outcome = check()
+    summarise(f"chaos (Redis restarted empty mid-{mode}): the task finished; {outcome}")
