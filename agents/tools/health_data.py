@@ -75,15 +75,25 @@ def _set_medication_reminder(
     start_date: str | None,
 ) -> dict | AskUser:
     ctx.check_user(user_id)
-    clock_times = sorted({_parse_time(value) for value in times})
-    if not clock_times or len(clock_times) > 12:
-        raise InvalidArguments("times must list between 1 and 12 times of day.")
-    if food_timing is not None and food_timing not in _FOOD_TIMINGS:
-        raise InvalidArguments(f"food_timing must be one of {sorted(_FOOD_TIMINGS)}.")
-    if duration_days is not None and not 1 <= duration_days <= 3650:
-        raise InvalidArguments("duration_days must be between 1 and 3650.")
+    clock_times: list[dt.time] = []
+    if ctx.conversation is None:
+        clock_times = sorted({_parse_time(value) for value in times})
+        if not clock_times or len(clock_times) > 12:
+            raise InvalidArguments("times must list between 1 and 12 times of day.")
+        if food_timing is not None and food_timing not in _FOOD_TIMINGS:
+            raise InvalidArguments(f"food_timing must be one of {sorted(_FOOD_TIMINGS)}.")
+        if duration_days is not None and not 1 <= duration_days <= 3650:
+            raise InvalidArguments("duration_days must be between 1 and 3650.")
+    # In a conversation the times, the days and the food come from the user's words below, whatever
+    # the model wrote: a model's "9am" or "set_medication_reminder_time" for "at 9am" is not refused
+    # (it was, 24 times over, until the step limit), it is not used.
     today = ctx.now().astimezone(ctx.tz).date()
-    start = _parse_date(start_date) if start_date else today
+    try:
+        start = _parse_date(start_date) if start_date else today
+    except InvalidArguments:
+        if ctx.conversation is None:
+            raise
+        start = today  # the first day comes from the user's words below ("tomorrow"), not the model's
     defaults = False
     typed = medicine_name
     if ctx.conversation is not None:

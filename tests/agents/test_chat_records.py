@@ -319,3 +319,15 @@ def test_the_start_day_is_today_unless_the_user_said_tomorrow(alice, remind):
         "Remind me to take metformin twice a day", medicine_name="Metformin", times=["08:00"], start_date="2031-01-01"
     )
     assert Medication.objects.get(user=alice).start_date == timezone.now().astimezone(BERLIN).date()
+
+
+@pytest.mark.parametrize("times", [["9am"], ["set_medication_reminder_time"], []])
+def test_the_model_s_malformed_times_are_not_used_the_user_s_words_are(alice, remind, times):
+    """The model wrote "9am" (or a placeholder) for "at 9am": the times come from the user's words,
+    so the call is not refused over them (it was, until the step limit)."""
+    outcome = remind(
+        "Can you remind me to take my paracetamol at 9am?", medicine_name="Paracetamol", times=times, start_date="soon"
+    )
+
+    assert "error" not in outcome, outcome
+    assert Medication.objects.get(user=alice).clock_times == ["09:00"]
