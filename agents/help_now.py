@@ -88,7 +88,7 @@ _VOCABULARY = """
     convulsing convulsion convulsions overdose overdosed poisoned poisoning swallowed tablets pills
     anaphylaxis anaphylactic allergic reaction throat swelling swollen tongue epipen sweating sweaty
     clammy dying unbearable severe terrible immediately urgently urgent breathing stairs wake waking
-    accident injured confused swelling wheezing
+    accident injured confused swelling wheezing closing
 """.split()
 
 # Real words typed for an emergency word: the word list would keep them as they are.
@@ -109,6 +109,10 @@ _MISSPELT = {
     "cnat": "cant",
     "otu": "out",
     "uot": "out",
+    # a letter doubled or swapped in a short word: "passed outt", "gte an ambulance"
+    "outt": "out",
+    "gte": "get",
+    "wkae": "wake",
 }
 
 # Contractions typed without the apostrophe, or with a curly one, and their long forms.
