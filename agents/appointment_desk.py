@@ -52,7 +52,7 @@ CONSENT_TOOLS = ("cancel_appointment", "reschedule_appointment")
 NEARBY = 3
 
 # Typo-tolerant on purpose ("apointment", "appoinment", "appt"): patients type on phones.
-_APPOINTMENT = r"(?:a+p+o+i*n+t*m+e*n*t+s?|appts?|bookings?|consultations?|check-?ups?|visits?|slot)"
+_APPOINTMENT = r"(?:a+p+o+i*n+t*m+e*n*t+s?|appts?|bookings?|consultations?|check[- ]?ups?|visits?|slot)"
 _DAYS = r"(?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _CANCEL = re.compile(
     r"\b(?:can+[cs]e?l+e?(?:l?ed|l?ing|s)?|call(?:ing)? off|scrap|drop|delete|get rid of)\b"
@@ -63,7 +63,8 @@ _CANCEL = re.compile(
 )
 _CANNOT_COME = re.compile(
     r"\b(?:can'?t|cannot|can not|won'?t|will not|wont|unable to|not able to|won'?t be able to|couldn'?t)\s+"
-    r"(?:be able to\s+)?(?:make it|make my|make the|keep my|come|attend|go|be there|get there|keep)\b",
+    r"(?:be able to\s+)?(?:make it|make my|make the|keep my|come|attend|go|be there|get there|keep)\b"
+    r"|\bclash(?:es|ing)?\s+with\b",
     re.I,
 )
 # "Don't cancel it", and "my appointment got cancelled" (what happened, not a request).
@@ -84,7 +85,13 @@ _THE_APPOINTMENT = rf"(?:{_APPOINTMENT}|it|that|this|one|(?:the|my)\s+\w+(?:ist|
 _BETWEEN = r"(?!(?:since|after|before|from|during|because|when|as|at|than|of|for)\b)\w+"
 _MOVE = re.compile(
     rf"\b{_MOVE_VERB}\s+(?:{_BETWEEN}\s+){{0,6}}?{_THE_APPOINTMENT}\b"
-    rf"|(?:\b{_APPOINTMENT}|{_AT_TIME})\s+(?:\w+\s+){{0,3}}?(?:be\s+)?(?:moved|changed|rescheduled|postponed|pushed|brought)\b"
+    rf"|(?:\b{_APPOINTMENT}|{_AT_TIME})\s+(?:\w+\s+){{0,4}}?(?:be\s+)?(?:moved|changed|rescheduled|postponed|pushed|brought)\b"
+    # "my mum's appointment with the neurologist needs to move", "can my appointment be later"
+    rf"|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,4}}?(?:needs?|has|have)\s+(?:to\s+(?:be\s+)?)?"
+    r"(?:move[ds]?|moving|chang(?:e|ed|ing)|re-?schedul\w*|postpon\w*)\b"
+    rf"|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,2}}?be\s+(?:a\s+(?:bit|little)\s+)?(?:later|earlier|sooner)\b"
+    # a verb that is only ever said of an appointment: "reschedule pls", "I need to rebook"
+    r"|\b(?:re-?schedul\w*|re-?book\w*|postpon\w*)\b"
     r"|(?<!every )\b(?:another|a different|other|new)\s+(?:time|day|date|slot)\b"
     # "change the time of my appointment", "make my appointment a bit later"
     rf"|\bchang\w*\s+the\s+(?:time|day|date)\s+(?:of|for)\s+(?:{_BETWEEN}\s+){{0,3}}?{_THE_APPOINTMENT}\b"
@@ -138,7 +145,10 @@ _BARE_LIST = re.compile(
 _WHEN_THE = re.compile(r"\bwhen(?:'s|s| is)\s+(?:the|my)\b(?![^.?!]*\b(?:earliest|soonest|available|free)\b)", re.I)
 # "is there a later slot for my appointment", "I need a later time for my appointment"
 _OTHER_SLOT = re.compile(
-    r"\b(?:an?|any)\s+(?:later|earlier|sooner|different|other|new)\s+(?:slot|time|day|date)\b", re.I
+    r"\b(?:an?|any|what|which)\s+(?:later|earlier|sooner|different|other|new)\s+(?:slots?|times?|days?|dates?)\b"
+    # "a day later", "an hour earlier", "two days later"
+    r"|\b(?:a|an|one|two|three|\d)\s+(?:day|days|hour|hours|week|weeks)\s+(?:later|earlier|sooner)\b",
+    re.I,
 )
 # An appointment the patient has, said without the word: "when am I next seeing the doctor", "can I
 # come at 2pm instead", "9am is too early, can I come later".
@@ -166,10 +176,18 @@ _COME_OTHER_TIME = re.compile(
     # "the time you gave me doesn't work, anything later?", "9am doesn't suit me, anything earlier?"
     rf"|(?:\b(?:time|slot|day|date|{_APPOINTMENT})\b|\b\d{{1,2}}\s*(?:am|pm)\b)[^.?!]*?"
     r"\b(?:doesn'?t|does not|won'?t|will not|don'?t|do not)\s+(?:work|suit)\b[^.?!]*"
-    r"\b(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)\b",
+    r"\b(?:(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)"
+    r"|another (?:one|time|day|slot|date)|a different (?:one|time|day|slot|date)|other (?:times|days|slots))\b"
+    # "make my dermatologist appointment friday morning instead"
+    rf"|\bmake\s+(?:it|(?:my|the)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT})\s+(?:\w+\s+){{0,2}}?"
+    rf"(?:{_DAYS}|morning|afternoon|evening|\d{{1,2}}(?:[:.]\d\d)?\s*(?:am|pm))\b[^.?!]*\binstead\b",
     re.I,
 )
 _MY_DAY = re.compile(rf"\b{_DAYS}'s\b", re.I)
+# Said only of an appointment the patient has: the verb is enough ("reschedule pls").
+_ONLY_APPOINTMENTS = re.compile(r"\b(?:re-?schedul\w*|re-?book\w*|postpon\w*)\b", re.I)
+# "I can't come at 10": a time the patient was to come at is their appointment's.
+_COME_AT = re.compile(r"\b(?:come|be there|get there|make it)\s+(?:in\s+)?at\s+\d", re.I)
 _PRONOUN_TARGET = re.compile(r"\b(?:it|that|this one|that one|the one|the \S+ one)\b", re.I)
 _QUESTION = re.compile(
     r"\?|\b(?:when|whens|when's|where|wheres|where's|who|what time|what day|which day|how many|whats|what's)\b"
@@ -194,6 +212,11 @@ _AND_BOOK = re.compile(
 _NEW_TIME_START = re.compile(
     rf"\b(?:to|for|until|till|into|on|at|by)\s+(?=(?:next\s+|this\s+|the\s+)?(?:{_DAYS}|morning|afternoon|evening|"
     rf"next week|a week|later|earlier|the earliest|the afternoon|the morning|the evening|\d))",
+    re.I,
+)
+_TIME_THEN_INSTEAD = re.compile(
+    rf"\b(?:(?:next\s+|this\s+)?{_DAYS}(?:\s+(?:morning|afternoon|evening))?|(?:the\s+)?(?:morning|afternoon|evening))"
+    r"\s+instead\b",
     re.I,
 )
 _EARLIER = re.compile(r"\b(?:earlier|sooner|forward|earliest|soonest|as soon as|asap|first free)\b", re.I)
@@ -224,7 +247,7 @@ _VOCABULARY = (
     "where", "what", "time", "clinic", "seeing", "come", "make", "next", "upcoming", "slot", "today", "tomorrow",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "morning", "afternoon",
     "evening", "can", "please", "anything", "hello", "sorry", "need", "have", "switch", "show", "see", "this",
-    "remove", "swap", "something", "came",
+    "remove", "swap", "something", "came", "the",
 )  # fmt: skip
 
 
@@ -250,8 +273,10 @@ def read(message: str) -> DeskRequest | None:
     cannot = bool(_CANNOT_COME.search(text))
     move = bool(_MOVE.search(text)) or other_time
     new_time = _new_time(text)
-    if (move and (about or names or _PRONOUN_TARGET.search(text))) or (
-        (cancel or cannot) and _NEW_TIME_LATER.search(new_time) and (about or names or _day_named(text))
+    if (move and (about or names or _PRONOUN_TARGET.search(text) or _ONLY_APPOINTMENTS.search(text))) or (
+        (cancel or cannot)
+        and _NEW_TIME_LATER.search(new_time)
+        and (about or names or _day_named(text) or _COME_AT.search(text))
     ):
         target, when = _split_when(text)
         return DeskRequest(RESCHEDULE, target, when, rest)
@@ -277,6 +302,9 @@ def _new_time(text: str) -> str:
     match = _NEW_TIME_START.search(text)
     if match:
         return text[match.start() :]
+    said_before = _TIME_THEN_INSTEAD.search(text)  # "make my appointment friday morning instead"
+    if said_before:
+        return text[said_before.start() :]
     later = _NEW_TIME_LATER.search(text)
     if later and (_day_named(text[later.start() :]) or _PARTS.search(text[later.start() :])):
         return text[later.start() :]

@@ -793,6 +793,40 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "swap my appointment to {day}",
                 ),
             ),
+            # a third round, written on 2026-11-27 as a check of the rules (14 of 24 were read)
+            _F(
+                "clash_or_postpone",
+                (
+                    "I can't make my appointment on {day}, can we do {day2} instead?",
+                    "something came up on {day}, can I come another day?",
+                    "is there any chance of a later appointment with the {spec}",
+                    "I have to work on {day}, could I get my appointment changed",
+                    "my {spec} appointment clashes with work, what other times are there",
+                    "I'll be away on {day}, please move my appointment",
+                    "can you postpone my appointment",
+                    "delay my appointment by a day",
+                    "I'd rather come in the {part}, can you change it",
+                    "could I have a different day for my {spec} visit",
+                    "make my {spec} appointment {day} {part} instead",
+                    "I need to reschedule, the {time} slot doesn't work for me",
+                ),
+            ),
+            _F(
+                "needs_moving",
+                (
+                    "any other times for my {spec} appointment?",
+                    "postpone the {spec} until next week",
+                    "{poss} appointment with the {spec} needs to move to {day}",
+                    "can we do my check up a day later",
+                    "i want to change the date of my appointment",
+                    "reschedule pls",
+                    "can my appointment tomorrow be later in the day",
+                    "I won't be able to come at {time}, is 2pm free instead",
+                    "could you shift my appointment to the following week",
+                    "the time for my {spec} doesn't suit me, can I get another one",
+                    "need to move {day}'s appointment",
+                ),
+            ),
         ),
         "test": (
             _F(
