@@ -124,6 +124,9 @@ _HAS = re.compile(
     rf"|\b(?:his|her|their|[a-z]+'s)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
     r"|\bam\s+i\s+(?:seeing|meeting)\s+(?:anyone|anybody|someone|any\s+doctors?|a\s+doctor)\b"
     r"|\bwhat(?:'s| is| have i got| do i have)\s+coming up\b"
+    # "is anything booked for my dad", "what's in my calendar"
+    r"|\b(?:is|are)\s+(?:there\s+)?(?:anything|something|any\s+\w+)\s+booked\b"
+    r"|\b(?:in|on)\s+my\s+(?:calendar|diary)\b"
     # "do I have anything on monday with the doctor", "where do I need to go tomorrow", "who am I seeing next"
     rf"|\b(?:do|have)\s+i\s+(?:got\s+|have\s+)?(?:something|anything)\s+(?:on\s+{_DAYS}|with\s+(?:the|a|my|dr))\b"
     r"|\bwhere\s+(?:do|should|must)\s+i\s+(?:need to\s+|have to\s+)?(?:go|be)\b(?!\s+(?:for|to get))"
@@ -155,7 +158,10 @@ _OTHER_SLOT = re.compile(
 _SEEING = re.compile(
     r"\b(?:when|what time|what day|which day|where)\s+(?:am|do)\s+i\s+(?:next\s+)?(?:seeing|see|meeting|visiting|"
     r"going to see|due to see|supposed to see|have to see|need to see|(?:need to |have to |)go to)\b"
-    r"|\bwhen\s+i'?m\s+(?:next\s+)?(?:seeing|meeting)\b",
+    r"|\bwhen\s+i'?m\s+(?:next\s+)?(?:seeing|meeting)\b"
+    # "which doctor am I seeing on tuesday", "what specialist do I see next"
+    r"|\b(?:which|what)\s+(?:doctor|specialist|consultant|clinic|hospital)\s+(?:am|do)\s+i\s+(?:next\s+)?"
+    r"(?:seeing|see|meeting|going to|visiting)\b",
     re.I,
 )
 _COME_OTHER_TIME = re.compile(

@@ -108,7 +108,10 @@ _NEGATED = re.compile(
 )
 
 # --- photo: "I have a photo of my prescription", "can I upload my prescription" -------------
-_PRESCRIPTION = r"(?:prescriptions?|script|rx)"
+_PRESCRIPTION = (
+    r"(?:prescriptions?|script|rx|pharmacy label|(?:printed|written) list of (?:my |the )?"
+    r"(?:medicines|medications|meds|tablets|pills)|medication list)"
+)
 _PHOTO = re.compile(
     rf"\b(?:photos?|pictures?|pics?|images?|scans?|scanned|snaps?|snapped|snapshot|photograph\w*|camera|upload\w*|"
     rf"attach\w*)\b[^.?!]*\b{_PRESCRIPTION}\b"
@@ -122,6 +125,12 @@ _PHOTO = re.compile(
     # "can I add my medicines by taking a photo": the list comes from a photographed prescription
     r"|\b(?:add|enter|put in|set up|load)\s+(?:all\s+)?(?:my|the)\s+(?:medicines?|medications?|meds|pills|tablets)\b"
     r"[^.?!]*\b(?:photos?|pictures?|pics?|snaps?|camera|scan\w*)\b"
+    # "there's a prescription slip here, can you add the medicines from it"
+    rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:add|enter|set up|put in|load)\s+(?:all\s+)?(?:the|my)\s+"
+    r"(?:medicines?|medications?|meds|pills|tablets)\s+(?:from|on|off)\b"
+    # "a photo of the doctor's note with my meds on it": a photographed paper that lists them
+    r"|\b(?:photos?|pictures?|pics?|scans?|snaps?|photograph\w*)\b[^.?!]*\b(?:with|of|listing)\s+(?:all\s+)?"
+    r"(?:my|the)\s+(?:medicines?|medications?|meds|pills|tablets)\s+on\s+it\b"
     # "I've got a new prescription, how do I add it", "how do I put my prescription in the app"
     rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\b"
     rf"|\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\s+(?:in\s+)?"
@@ -235,7 +244,8 @@ _VOCABULARY = (
     "afternoon", "evening", "night", "bedtime", "breakfast", "dinner", "prescription", "photo", "picture",
     "upload", "which", "what", "left", "remind", "reminder", "reminders", "insulin", "inhaler", "antibiotics",
     "when", "time", "next", "due", "anything", "mark", "hello", "sorry", "done", "script", "now", "had",
-    "supposed", "photograph", "add", "everything", "have", "got", "vitamin", "scan",
+    "supposed", "photograph", "add", "everything", "have", "got", "vitamin", "scan", "from", "with", "slip",
+    "label", "there",
 )  # fmt: skip
 
 

@@ -601,6 +601,18 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "when am I booked in",
                 ),
             ),
+            # a third round, written on 2026-11-27 as a check of the rules (18 of 22 were read)
+            _F(
+                "who_and_what_is_booked",
+                (
+                    "which doctor am I seeing on {day}",
+                    "what's in my calendar",
+                    "is anything booked for me on {day}",
+                    "is my {spec} appointment still on",
+                    "what day is my {spec} appointment",
+                    "did my booking go through",
+                ),
+            ),
         ),
         "test": (
             _F(
@@ -1210,6 +1222,13 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "how do I put my prescription in the app",
                     "I'd like to upload my script",
                     "where do I add my prescription",
+                    # a third round, written on 2026-11-27 as a check of the rules (15 of 18 were read)
+                    "I took a photo of the doctor's note with my meds on it",
+                    "there's a prescription slip here, can you add the medicines from it",
+                    "the chemist gave me a printed list of my tablets, can I upload that",
+                    "can you read my prescription if I take a picture",
+                    "is it possible to upload a picture of the pharmacy label",
+                    "I want to add my meds from a prescription photo",
                 ),
             ),
         ),
