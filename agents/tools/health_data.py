@@ -171,7 +171,9 @@ def _propose(ctx: ToolContext, name: str, fields: dict[str, Any], read_as: str) 
     could otherwise put a medicine the user never confirmed on their schedule."""
     context = {"name": name, "read_as": read_as, "times": fields["clock_times"], "defaults": fields["default_times"]}
     context.update({key: fields[key] for key in ("strength", "dose", "food_timing", "duration_days")})
-    context["start"] = fields["start_date"]
+    today = ctx.now().astimezone(ctx.tz).date()
+    start = fields["start_date"]
+    context["start"] = {today: "today", today + dt.timedelta(days=1): "tomorrow"}.get(start, f"{start:%Y-%m-%d}")
     question = " ".join(render_to_string("agents/reminder_question.txt", context).split())
 
     def answer(reply: str) -> dict:

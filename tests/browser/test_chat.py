@@ -195,6 +195,39 @@ def test_a_text_to_a_contact_waits_for_the_patients_yes_and_says_what_the_outbox
     assert message.recipient == "+14155550101" and message.status != "sent"
 
 
+def test_a_reminder_asked_for_in_the_chat_is_proposed_and_set_on_the_yes_button(page, alice, scripted_model):
+    from health.models import Medication
+
+    scripted_model(
+        planner=[plan("Alice wants a reminder.", "Set the reminder."), plan("Set.", "Tell her."), end()],
+        caller=[
+            call("set_medication_reminder", user_id=str(alice.pk), medicine_name="Metformin 500 mg", times=["08:00"]),
+            call("notify_user", user_id=str(alice.pk), message="Your reminder is set."),
+        ],
+    )
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Chat").click()
+
+    page.get_by_label("Your message").fill("Remind me to take metformin 500 mg at 8am and 8pm")
+    page.get_by_role("button", name="Send").click()
+
+    messages = page.get_by_role("log", name="Messages")
+    # What will be stored, in the tool's words, with buttons: nothing is scheduled before the answer.
+    expect(messages.locator(".kind-question")).to_contain_text(
+        "Set a reminder for Metformin 500 mg, 2 times a day at 08:00 and 20:00"
+    )
+    assert not Medication.objects.exists()
+    screenshot(page, "chat-reminder-consent")
+
+    page.get_by_role("button", name="Yes").click()
+
+    expect(messages.locator(".bubble-user").last).to_have_text("You: yes")
+    expect(page.get_by_role("button", name="Yes")).to_have_count(0)
+    expect(messages).to_contain_text("Your reminder is set.")
+    medication = Medication.objects.get(user=alice)
+    assert (medication.name, medication.strength, medication.clock_times) == ("Metformin", "500 mg", ["08:00", "20:00"])
+
+
 def test_a_request_to_prescribe_gets_the_scope_answer_in_the_chat(page, alice, scripted_model):
     """The guard's answer names a specialist: it is the server's template, shown as is (the model's
     own words about appointments are not), and no booking card claims anything."""
