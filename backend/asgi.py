@@ -15,10 +15,11 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from backend.routing import websocket_urlpatterns  # noqa: E402
 from core.admission import Admission  # noqa: E402
+from core.body_limit import BodyLimit  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": Admission(django_asgi_app),
+        "http": BodyLimit(Admission(django_asgi_app)),
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

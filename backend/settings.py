@@ -398,6 +398,9 @@ DOSE_LATE_AFTER_MINUTES = env_int("DOSE_LATE_AFTER_MINUTES", 5, minimum=1)
 DOSE_CATCH_UP_HOURS = env_int("DOSE_CATCH_UP_HOURS", 12, minimum=1)
 # The largest prescription photo or PDF accepted (health.scheduler.images), in megabytes.
 PRESCRIPTION_MAX_MB = env_int("PRESCRIPTION_MAX_MB", 20, minimum=1)
+# The largest HTTP request body the web process reads (core/body_limit.py); a little more than a
+# prescription, so that the Medications page can say why one just over its limit was refused.
+REQUEST_MAX_MB = env_float("REQUEST_MAX_MB", PRESCRIPTION_MAX_MB + 1, minimum=1.0)
 # A reading queued this many seconds and not started, or started this many seconds and not done, was
 # lost (Redis restarted empty, a worker died): the sweep queues it again (health.scheduler.review).
 OCR_QUEUE_STALLED_SECONDS = env_int("OCR_QUEUE_STALLED_SECONDS", 60, minimum=1)
