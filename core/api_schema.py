@@ -1,4 +1,4 @@
-"""The API schema tells the truth: every operation lists the 400 and 404 it can answer, and bounds
+"""The API schema tells the truth: every operation lists the 400, 403 and 404 it can answer, and bounds
 that drf-spectacular does not carry over (pages from 1, a batch's length) are stated.
 
 drf-spectacular documents the answers a view declares; DRF itself answers 400 for a body or query it
@@ -74,7 +74,7 @@ def _needs_a_body(serializer) -> bool:
 
 
 def document_error_answers(result: dict, generator, request, public) -> dict:
-    """``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``: add 400 and 404 answers where they occur."""
+    """``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``: add 400, 403 and 404 answers where they occur."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.setdefault("ErrorDetail", ERROR)
     schemas.setdefault("InvalidRequest", INVALID)
@@ -94,4 +94,10 @@ def document_error_answers(result: dict, generator, request, public) -> dict:
             paged = any(p.get("in") == "query" and p.get("name") == "page" for p in parameters)
             if ("{" in path or paged) and "404" not in responses:
                 responses["404"] = _answer("No such object of yours (or no such page).", "ErrorDetail")
+            if operation.get("security") and {} not in operation["security"] and "403" not in responses:
+                # DRF's answer to a request without a session, with a device token where only a signed-in
+                # patient may act, or without CSRF (tests/api/test_schema_fuzz.py sends each).
+                responses["403"] = _answer(
+                    "Not signed in, or a device token used for anything but posting readings.", "ErrorDetail"
+                )
     return result

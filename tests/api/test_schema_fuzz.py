@@ -278,6 +278,61 @@ def test_every_operation_survives_generated_requests(alice, signed_in, endless_m
     assert not tally.failures, "\n\n".join(f"{where}: {kind}\n{text}" for (where, kind), text in tally.failures.items())
 
 
+# What a watch's token may do: post readings (and read the watch simulator's feed settings).
+DEVICE_OPERATIONS = {"POST /api/vitals/"}
+
+
+def _send_with_token(operation, fixed, headers: dict, tally: Tally, let_in: set[str]) -> None:
+    @settings(
+        max_examples=2,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate],
+    )
+    @given(case=operation.as_strategy(generation_mode=GenerationMode.POSITIVE, path_parameters=fixed))
+    def send(case) -> None:
+        with transaction.atomic():
+            response = case.call(headers=headers)
+            judge(case, response, HARD_CHECKS, headers, tally, "device token")
+            if response.status_code not in (401, 403):
+                let_in.add(operation.label)
+            transaction.set_rollback(True)
+
+    send()
+
+
+def test_a_device_token_reaches_only_the_readings_whatever_it_sends(alice, alice_device, wsgi_app, endless_model):
+    """GIVEN a watch's token (no session)
+    WHEN schemathesis sends generated valid requests to every operation with it
+    THEN every operation but posting readings refuses it (401 or 403, JSON), none answers 5xx, and
+    every answer is one the schema documents."""
+    world = alice_world(alice)
+    _device, token = alice_device
+    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", wsgi_app)
+    headers = {"Authorization": f"Device {token}"}
+    tally = Tally()
+    let_in: set[str] = set()
+
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        resource = operation.path.split("/")[2]
+        fixed = {"id": world[resource]} if "{id}" in operation.path else None
+        try:
+            _send_with_token(operation, fixed, headers, tally, let_in)
+        except Unsatisfiable:
+            pass
+
+    summarise(
+        f"schemathesis (device token): {sum(tally.sent.values())} requests to {len(tally.sent)} operations; "
+        f"let in: {sorted(let_in)}; hard failures {len(tally.failures)}"
+    )
+    assert let_in <= DEVICE_OPERATIONS, sorted(let_in)
+    assert len(tally.sent) >= 80
+    assert not tally.failures, "\n\n".join(f"{where}: {kind}\n{text}" for (where, kind), text in tally.failures.items())
+
+
 def test_an_unmatched_api_url_answers_json_and_a_page_stays_a_page(alice_api, client):
     """An id that is not an integer matches no route: the API says so in JSON (the fuzzer's 404s were
     Django's HTML page); a browser URL that matches nothing still gets the usual page."""
