@@ -163,7 +163,9 @@ def name_said(name: str, text: str) -> str:
     said_quantities = set(quantities(text))
     kept: list[str] = []
     named = False
-    tokens = str(name).split()
+    # A token is cut at characters no medicine name holds: a model's "Vitamin D@12:00" is "Vitamin D"
+    # and the time it glued on, not "Vitamin" and a token nobody said.
+    tokens = [token for token in re.split(r"[^\w.+/%'-]+", str(name)) if token]
     skip = 0
     for index, token in enumerate(tokens):
         if skip:
