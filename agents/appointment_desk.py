@@ -63,7 +63,7 @@ _CANCEL = re.compile(
 )
 _CANNOT_COME = re.compile(
     r"\b(?:can'?t|cannot|can not|won'?t|will not|wont|unable to|not able to|won'?t be able to|couldn'?t)\s+"
-    r"(?:be able to\s+)?(?:make it|make my|make the|keep my|come|attend|go|be there|get there|keep)\b"
+    r"(?:be able to\s+)?(?:make it|make my|make the|keep my|keep the|keep it|come|attend|go|be there|get there)\b"
     r"|\bclash(?:es|ing)?\s+with\b",
     re.I,
 )
