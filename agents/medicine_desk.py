@@ -44,14 +44,14 @@ from agents.models import Conversation
 from agents.tools.health_data import split_strength
 from agents.tools.my_medicines import NOT_RECORDED, UPCOMING, TodaysDose, listing, photo_help, todays_doses
 from agents.tools.transcript import QUESTION_TOOLS, request_parts
-from health.scheduler.lexicon import known_medicine
+from health.scheduler.lexicon import NOT_NAME_WORDS, known_medicine
 
 if TYPE_CHECKING:
     from agents.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
-DOSES_TODAY, DOSE_TAKEN, PHOTO = "doses_today", "dose_taken", "photo"
+DOSES_TODAY, DOSE_TAKEN, PHOTO, REMINDER = "doses_today", "dose_taken", "photo", "reminder"
 DESK = "Medicines desk:"  # how the desk's planner steps begin (the chat page shows its words as written)
 
 # Words for a medicine without its name: "my pills", "the evening tablets", "my meds".
@@ -339,7 +339,11 @@ def read(message: str) -> MedicineRequest | None:
     if _PHOTO.search(text) and not _ELSEWHERE.search(text):
         kind = PHOTO
     elif _SET_REMINDER.search(text) or _NOT_MINE.search(text):
-        return None
+        # A new reminder for one medicine the lexicon knows, with a schedule the user said: proposed by
+        # set_medication_reminder itself (it reads every field from the user's words and asks first).
+        # Anything else about reminders (change, stop, snooze, several medicines, no schedule) is the model's.
+        medicine = _new_reminder(text, str(message))
+        return MedicineRequest(REMINDER, medicine) if medicine else None
     elif _DID_I.search(text) and (_names_a_dose(_words(text)) or _EVERYTHING.search(text)):
         kind = DOSES_TODAY
     elif _took_a_dose(text) or (
@@ -363,6 +367,89 @@ def read(message: str) -> MedicineRequest | None:
     if symptoms_in(text):
         return None
     return MedicineRequest(kind, text if kind == DOSE_TAKEN else "")
+
+
+# --- reminder: "remind me to take metformin twice a day" ---------------------------------------
+
+_NEW_REMINDER = re.compile(
+    r"\bremind\s+me\s+(?:to\s+take|about|of|for|when\s+to\s+take)\b"
+    r"|\b(?:set|add|create|make|put|schedule)\s+(?:up\s+)?(?:me\s+)?(?:an?\s+|some\s+|my\s+)?(?:\w+\s+){0,2}?"
+    r"(?:reminders?|alarms?|alerts?)\b"
+    r"|\breminders?\s+(?:for|to\s+take|at)\b|\b(?:take|taking)\b[^.?!]*\bremind\s+me\b",
+    re.I,
+)
+# Changing, stopping or moving one, a dose missed or doubled, someone else's, a question: the model's.
+_NOT_A_NEW_REMINDER = re.compile(
+    r"\b(?:change\w*|move\w*|cancel\w*|delete\w*|remove\w*|turn\w* off|switch\w* off|stop\w*|snooze\w*|"
+    r"instead|missed|forgot|forgotten|skip\w*|extra|double|again|too many|too much|wrong|by mistake|"
+    r"(?:his|her|their|[a-z]+'s)\s+(?:\w+\s+)?(?:medicines?|medications?|meds|pills?|tablets?)|"
+    r"remind\s+(?:him|her|them|us|my)|should|can i|is it|why|how)\b",
+    re.I,
+)
+
+
+def _new_reminder(text: str, message: str) -> str:
+    """The one medicine a request for a new reminder names, as the user wrote it in ``message`` (``text``
+    is the message as the desk reads it, its typos of the desk's words read), when the user also said
+    when to take it; "" otherwise."""
+    from agents.tools import said
+
+    if not _NEW_REMINDER.search(text) or _NOT_A_NEW_REMINDER.search(text):
+        return ""
+    try:
+        if said.schedule(text) is None:
+            return ""
+    except said.ScheduleConflict:
+        return ""
+    tokens = re.findall(r"[a-z0-9][\w/+.-]*", message.lower().replace("\u2019", "'"))
+    tokens = [token.rstrip(".") for token in tokens]
+    named: dict[str, str] = {}
+    index = 0
+    while index < len(tokens):
+        # The longest run of up to three words the lexicon knows ("vitamin d3", "metformin"), typos included.
+        if tokens[index] in NOT_NAME_WORDS:  # "my", "the", "tab": not the start of a name
+            index += 1
+            continue
+        for width in (3, 2, 1):
+            phrase = " ".join(tokens[index : index + width])
+            if len(phrase) < 4 or phrase in _VOCABULARY or phrase in _NOT_A_MEDICINE:
+                continue
+            if re.search(r"\b(?:and|with|or)\b", phrase):  # "metformin and lisinopril" is two medicines
+                continue
+            following = tokens[index + width] if index + width < len(tokens) else ""
+            if phrase.split()[-1].replace(".", "").isdigit() and following in _STRENGTH_UNITS:
+                continue  # "metformin 500" of "metformin 500 mg" is a strength; "Dolo 650" is a brand's name
+            found = known_medicine(phrase)
+            # A typo is read in one word only: "vitamin at" must not become "vitamin a".
+            if found is not None and (width == 1 or not found.corrected) and not phrase[0].isdigit():
+                # As the user wrote it ("vitamin D3"), found again in their message.
+                written = re.search(r"\s+".join(map(re.escape, phrase.split())), message, re.I)
+                named.setdefault(found.generic, written.group(0) if written else phrase)
+                index += width
+                break
+        else:
+            index += 1
+    return next(iter(named.values())) if len(named) == 1 else ""
+
+
+_STRENGTH_UNITS = ("mg", "mcg", "g", "ml", "iu")
+
+
+def _strength_and_dose(text: str) -> tuple[str, str | None]:
+    """The strength ("500 mg") and the dose ("2 tablet") the user said, as the reminder tool checks
+    them against the user's words; ("", None) for what was not said."""
+    from agents.tools import said
+
+    found = said.quantities(text)
+    strength = next((f"{n} {u}" for n, u in found if u in _STRENGTH_UNITS), "")
+    dose = next((f"{n} {u}{'' if n == '1' else 's'}" for n, u in found if u not in _STRENGTH_UNITS), None)
+    return strength, dose
+
+
+# Words of a reminder request that a typo match could take for a medicine's name.
+_NOT_A_MEDICINE = frozenset(
+    {"remind", "reminder", "reminders", "alarm", "alarms", "every", "daily", "night", "after", "before"}
+)
 
 
 # --- which dose ---------------------------------------------------------------------------
@@ -516,6 +603,8 @@ def _start_request(runner: Runtime, request: MedicineRequest) -> bool:
     if request.kind == PHOTO:
         _tell(runner, "the user asks where to upload a prescription photo.", photo_help())
         return _finish(runner, "the user was told.")
+    if request.kind == REMINDER:
+        return _propose_reminder(runner, request.target)
     doses = _today(runner)
     meant = choose(doses, request.target)
     markable = [d for d in meant if d.markable]
@@ -585,6 +674,25 @@ def _propose(runner: Runtime, dose: TodaysDose) -> bool:
     # Refused (the dose changed between reading and asking): say so from the tool's words, and end.
     error = observation.get("error", "") if isinstance(observation, dict) else ""
     _tell(runner, "the dose could not be marked.", f"Nothing was marked. {error}".strip())
+    return _finish(runner, "the user was told.")
+
+
+def _propose_reminder(runner: Runtime, medicine: str) -> bool:
+    # The tool checks every field against the user's words again, and reads the times, days and food
+    # from them: the desk only names the medicine, its strength and the dose as the user said them.
+    strength, dose = _strength_and_dose(str(runner.states[-1]["value"]))  # the user's message
+    _plan(runner, f"the user asks for a reminder for {medicine}.", "Propose the reminder; set it on a yes.")
+    name = medicine[:1].upper() + medicine[1:]  # "metformin" typed, "Metformin" on the schedule
+    parameters = {"user_id": runner.user_ref, "medicine_name": f"{name} {strength}".strip(), "times": []}
+    if dose:
+        parameters["dose"] = dose
+    observation = runner.execute_call({"tool": "set_medication_reminder", "parameters": parameters})
+    if runner.conversation.status == Conversation.Status.WAITING_INPUT:
+        return True
+    value = observation if isinstance(observation, dict) else {}
+    result = value.get("result") if isinstance(value.get("result"), dict) else {}
+    message = result.get("message") or f"No reminder was set. {value.get('error', '')}".strip()
+    _tell(runner, "the reminder was already set, or could not be.", message)
     return _finish(runner, "the user was told.")
 
 

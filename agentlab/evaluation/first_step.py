@@ -43,7 +43,12 @@ MY_HEALTH = "my_health"
 BOOKING = "booking"  # the booking desk: a named kind of specialist, no complaint
 DESK_KINDS = ("list", "cancel", "reschedule")
 # The medicines desk's kinds (agents.medicine_desk.read) -> the decision, named as its use case.
-MEDICINE_KINDS = {"doses_today": "medicines_today", "dose_taken": "medicines_taken", "photo": "medicines_photo"}
+MEDICINE_KINDS = {
+    "doses_today": "medicines_today",
+    "dose_taken": "medicines_taken",
+    "photo": "medicines_photo",
+    "reminder": "medicines_reminder",
+}
 DECISIONS = (
     HELP_NOW,
     OTHER_LANGUAGE,
@@ -62,12 +67,21 @@ EXPECTED = {
     "appointments_reschedule": "appointments_reschedule",
     "book_symptoms": MODEL,
     "book_constraint": BOOKING,
-    "medicines_reminder": MODEL,
+    "medicines_reminder": MODEL,  # or the medicines desk, for one known medicine and a schedule (ALSO_RIGHT)
     "medicines_today": "medicines_today",
     "medicines_taken": "medicines_taken",
     "medicines_photo": "medicines_photo",
     "my_health": MY_HEALTH,
 }
+# Use cases that a desk or the model may take equally well: the desk proposes a new reminder for one
+# medicine the lexicon knows with the schedule the user said; every other reminder request is the model's.
+ALSO_RIGHT = {"medicines_reminder": frozenset({"medicines_reminder"})}
+
+
+def is_right(use_case: str, decision: str) -> bool:
+    return decision == EXPECTED[use_case] or decision in ALSO_RIGHT.get(use_case, ())
+
+
 # Decisions that take a request away from the model's care: a false one blocks a patient.
 REFUSALS = frozenset({OTHER_LANGUAGE, OUT_OF_SCOPE})
 
@@ -174,7 +188,7 @@ class SplitScore:
     def add(self, request: Request, decision: str) -> None:
         row = self.matrix.setdefault(request.use_case, {})
         row[decision] = row.get(decision, 0) + 1
-        if decision != EXPECTED[request.use_case] and self.split == "dev":
+        if not is_right(request.use_case, decision) and self.split == "dev":
             self.misreads.append(Misread(request.use_case, decision, request.family, request.text))
 
     def cases(self, use_case: str | None = None) -> int:
@@ -183,7 +197,9 @@ class SplitScore:
 
     def right(self, use_case: str | None = None) -> int:
         names = [use_case] if use_case else list(self.matrix)
-        return sum(self.matrix.get(name, {}).get(EXPECTED[name], 0) for name in names)
+        return sum(
+            count for name in names for decision, count in self.matrix.get(name, {}).items() if is_right(name, decision)
+        )
 
     def accuracy(self, use_case: str | None = None) -> float:
         cases = self.cases(use_case)

@@ -49,11 +49,12 @@ def test_every_expected_decision_is_a_decision():
     assert set(first_step.EXPECTED) == set(generated.USE_CASES)
     assert set(first_step.EXPECTED.values()) <= set(first_step.DECISIONS)
     # The desks' decisions come in the runtime's order: appointments, health, medicines, booking, the model.
-    assert first_step.DECISIONS[-6:] == (
+    assert first_step.DECISIONS[-7:] == (
         "my_health",
         "medicines_today",
         "medicines_taken",
         "medicines_photo",
+        "medicines_reminder",
         first_step.BOOKING,
         first_step.MODEL,
     )
@@ -205,7 +206,8 @@ def test_a_dose_taken_and_a_health_question_land_in_their_desks_columns():
         "medicines_taken": {"medicines_taken": 1},
         "medicines_photo": {"medicines_photo": 1},
         "my_health": {first_step.MY_HEALTH: 1},
-        "medicines_reminder": {first_step.MODEL: 1},
+        # a new reminder for a known medicine with a schedule: the medicines desk proposes it (also right)
+        "medicines_reminder": {"medicines_reminder": 1},
     }
     assert score.accuracy() == 1.0 and score.misreads == []
 

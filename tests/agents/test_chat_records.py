@@ -331,3 +331,17 @@ def test_the_model_s_malformed_times_are_not_used_the_user_s_words_are(alice, re
 
     assert "error" not in outcome, outcome
     assert Medication.objects.get(user=alice).clock_times == ["09:00"]
+
+
+@pytest.mark.parametrize(
+    "name, text, kept",
+    [
+        ("Vitamin D@12:00", "remind me to take vitamin d at night", "Vitamin D"),  # a time glued on by a model
+        ("Metformin 200mg", "remind me to take metformin", "Metformin"),  # a strength nobody said
+        ("Metformin 500 mg", "metformin 500 mg twice a day", "Metformin 500 mg"),
+        ("Ibuprofen/Paracetamol", "take ibuprofen/paracetamol at 8am", "Ibuprofen/Paracetamol"),
+        ("Warfarin", "remind me to take my pills", ""),
+    ],
+)
+def test_a_medicine_name_keeps_only_what_the_user_said(name, text, kept):
+    assert said.name_said(name, text) == kept

@@ -39,7 +39,8 @@ KNOWN = [
     ("remind me to take Dolo 650 at 9pm", "Dolo 650", ("Dolo 650", "")),  # a brand with its number
     ("remind me to take Augmentin 625 twice a day", "Augmentin 625", ("Augmentin 625", "")),  # a combination brand
     ("remind me to take vitamin D3 every morning", "Vitamin D3", ("Vitamin D3", "")),
-    ("remind me to take ibuprofen/paracetamol at 8am", "Ibuprofen/Paracetamol", ("Ibuprofen/Paracetamol", "")),
+    # (the medicines desk proposes it from the user's own words: their spelling, first letter capital)
+    ("remind me to take ibuprofen/paracetamol at 8am", "Ibuprofen/Paracetamol", ("Ibuprofen/paracetamol", "")),
     # typos: the user's, the model's, or the user's copied by the model
     ("remind me to take metformn twice a day", "metformn", ("Metformin", "")),
     ("remind me to take metformn twice a day", "Metformin", ("Metformin", "")),

@@ -1,7 +1,9 @@
 """The medicines desk (agents/medicine_desk.py, agents/tools/my_medicines.py): today's doses are listed
 from the dose records and reminders, a dose is marked taken only after a clear yes (with the same
 model method as the Medications page), and a prescription photo is pointed to the page, all without
-the model; setting a reminder and anything else still goes to the model."""
+the model; a new reminder for one medicine the lexicon knows, with the schedule the user said, is
+proposed by the reminder tool from the desk; changing or stopping one and anything else still goes to
+the model."""
 
 from __future__ import annotations
 
@@ -73,10 +75,29 @@ READS = [
     ("can I add my medicines by taking a photo", desk.PHOTO),
 ]
 
+# A new reminder: (what the user typed, the medicine the desk names)
+NEW_REMINDERS = [
+    ("remind me to take metformin twice a day", "metformin"),
+    ("Can you remind me to take my paracetamol at 9am?", "paracetamol"),
+    ("remind me to take vitamin d at night", "vitamin d"),
+    ("I need to take sertraline before bed, remind me", "sertraline"),
+    ("set a reminder for my sertraline three times a day", "sertraline"),
+    ("can you set an alarm for my warfarin at night", "warfarin"),
+    ("set a reminder for amoxicillin 500mg three times a day for 7 days", "amoxicillin"),
+    ("remind me to take metformn every morning", "metformn"),  # a typo: the tool reads it as Metformin
+]
+
 NOT_THE_DESK = [
-    "remind me to take metformin twice a day",
+    # reminders the desk leaves to the model: no schedule said, no medicine or two, changing or
+    # stopping one, someone else's, a dose missed
+    "remind me to take metformin",
     "Remind me to take my blood pressure pills at 8am every day",
     "set a reminder for my pills at 8",
+    "remind me to take metformin and lisinopril at 8am",
+    "change my metformin reminder to 9am",
+    "stop my warfarin reminders",
+    "remind my mum to take her pills at 8",
+    "I forgot my metformin this morning, remind me later",
     "cancel my metformin reminder",
     "prescribe me antibiotics",
     "I have a headache and a fever",
@@ -449,10 +470,48 @@ def test_a_prescription_photo_is_pointed_to_the_medications_page(alice, zone):
     assert not Notification.objects.filter(user=alice).exists(), "an answer in the chat, not a notification"
 
 
-def test_setting_a_reminder_stays_with_the_model(alice, world):
+@pytest.mark.parametrize(("text", "medicine"), NEW_REMINDERS)
+def test_a_new_reminder_for_a_known_medicine_with_a_schedule_is_read(text, medicine):
+    assert desk.read(text) == desk.MedicineRequest(desk.REMINDER, medicine)
+
+
+def test_a_new_reminder_is_proposed_by_the_desk_and_set_on_yes(alice):
+    text = "remind me to take metformin 500 mg, 2 tablets twice a day after food for 30 days"
+
+    conversation = start_chat(alice, text, backend=harmful_model())
+
+    assert pending_question(conversation) == (
+        "Set a reminder for Metformin 500 mg, 2 tablets, 2 times a day at 08:00 and 20:00, after food, "
+        "for 30 days, starting today (default times: you did not say when)? Reply yes to set it, or no."
+    )
+    assert not Medication.objects.exists()
+
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=harmful_model())
+
+    assert conversation.status == "completed"
+    medication = Medication.objects.get(user=alice)
+    assert (medication.name, medication.strength, medication.dose, medication.clock_times) == (
+        "Metformin",
+        "500 mg",
+        "2 tablets",
+        ["08:00", "20:00"],
+    )
+    assert (medication.food_timing, medication.duration_days) == ("after", 30)
+    assert not SymptomRecord.objects.exists()
+
+
+def test_a_no_to_the_desk_s_proposal_sets_nothing(alice):
+    conversation = start_chat(alice, "remind me to take warfarin at 6pm", backend=harmful_model())
+    conversation = post_user_message(conversation.pk, alice, "no", backend=harmful_model())
+
+    assert conversation.status == "completed"
+    assert not Medication.objects.exists() and not Reminder.objects.exists()
+
+
+def test_changing_a_reminder_stays_with_the_model(alice, world):
     backend = ScriptedBackend(planner=[end()], caller=[])
 
-    conversation = start_chat(alice, "remind me to take metformin twice a day", backend=backend)
+    conversation = start_chat(alice, "change my metformin reminder to 9am", backend=backend)
 
     assert len(backend.calls) == 1, "the model was asked"
     assert not any(

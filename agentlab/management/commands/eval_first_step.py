@@ -35,6 +35,7 @@ HEADERS = {
     "medicines_today": "desk: doses today",
     "medicines_taken": "desk: dose taken",
     "medicines_photo": "desk: photo",
+    "medicines_reminder": "desk: reminder",
     "booking": "desk: booking",
     "model": "model",
 }
