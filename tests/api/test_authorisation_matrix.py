@@ -213,6 +213,11 @@ def _trajectory(conversation: Model) -> list[dict]:
     ]
 
 
+def _shows_the_account(body, profile) -> bool:
+    """The export (JSON, or the ZIP's data.json) is of ``profile``'s account, with its one profile row."""
+    return body["account"]["username"] == profile.user.username and len(body["records"]["health.PatientProfile"]) == 1
+
+
 MATRIX: dict[str, Route] = {
     "api-schema": Route(kind=PUBLIC, methods=frozenset({"GET"})),
     "api-docs": Route(kind=PUBLIC, methods=frozenset({"GET"})),
@@ -226,21 +231,11 @@ MATRIX: dict[str, Route] = {
     ),
     # The patient's data as one JSON document, and the account's deletion (health/api/account.py).
     "account-export": Route(
-        kind=SINGLETON,
-        methods=frozenset({"GET"}),
-        make=lambda bob: bob.profile,
-        shows=lambda body, profile: (
-            body["account"]["username"] == profile.user.username and len(body["records"]["health.PatientProfile"]) == 1
-        ),
+        kind=SINGLETON, methods=frozenset({"GET"}), make=lambda bob: bob.profile, shows=_shows_the_account
     ),
     # The same as a ZIP with the report PDFs and the prescription photos (read as the archive's data.json).
     "account-archive": Route(
-        kind=SINGLETON,
-        methods=frozenset({"GET"}),
-        make=lambda bob: bob.profile,
-        shows=lambda body, profile: (
-            body["account"]["username"] == profile.user.username and len(body["records"]["health.PatientProfile"]) == 1
-        ),
+        kind=SINGLETON, methods=frozenset({"GET"}), make=lambda bob: bob.profile, shows=_shows_the_account
     ),
     "account-delete": Route(
         kind=SINGLETON,
