@@ -135,19 +135,26 @@ SPECIALIZATIONS = [
     SpecializationRow(
         "neurologist",
         "Brain, spine and nerve disorders: migraine, seizures, numbness, neck pain with nerve signs.",
-        ["neurology", "nerve specialist", "brain specialist"],
+        ["neurology", "nerve specialist", "brain specialist", "nerve doctor", "brain doctor"],
         [("Dr. Priya Raman", 2), ("Dr. Oliver Grant", 7)],
     ),
     SpecializationRow(
         "gastroenterologist",
         "Stomach, bowel and digestive problems: reflux, ulcers, abdominal pain.",
-        ["gastroenterology", "gi specialist", "digestive specialist", "stomach specialist"],
+        [
+            "gastroenterology",
+            "gi specialist",
+            "digestive specialist",
+            "stomach specialist",
+            "stomach doctor",
+            "gut doctor",
+        ],
         [("Dr. Nadia Petrova", 1), ("Dr. Samuel Osei", 4), ("Dr. Hannah Lindqvist", 6)],
     ),
     SpecializationRow(
         "pulmonologist",
         "Lung and breathing conditions: asthma, pneumonia, chronic cough, shortness of breath.",
-        ["pulmonology", "lung specialist", "chest physician", "respiratory specialist"],
+        ["pulmonology", "lung specialist", "chest physician", "respiratory specialist", "lung doctor"],
         [("Dr. Rafael Mendes", 2), ("Dr. Grace Kim", 5)],
     ),
     SpecializationRow(
@@ -159,13 +166,20 @@ SPECIALIZATIONS = [
     SpecializationRow(
         "endocrinologist",
         "Hormone and metabolic disorders: diabetes, thyroid disease.",
-        ["endocrinology", "diabetes specialist", "diabetologist", "hormone specialist", "thyroid specialist"],
+        [
+            "endocrinology",
+            "diabetes specialist",
+            "diabetologist",
+            "hormone specialist",
+            "thyroid specialist",
+            "diabetes doctor",
+        ],
         [("Dr. Miriam Cohen", 0), ("Dr. Victor Alvarez", 6)],
     ),
     SpecializationRow(
         "orthopedist",
         "Bones, joints and muscles: injuries, back and neck pain, arthritis.",
-        ["orthopaedist", "orthopedic surgeon", "orthopaedic surgeon", "orthopedics", "bone specialist"],
+        ["orthopaedist", "orthopedic surgeon", "orthopaedic surgeon", "orthopedics", "bone specialist", "bone doctor"],
         [("Dr. Ethan Brooks", 4), ("Dr. Sofia Rossi", 7)],
     ),
     SpecializationRow(
@@ -189,13 +203,13 @@ SPECIALIZATIONS = [
     SpecializationRow(
         "nephrologist",
         "Kidney conditions: kidney function, kidney stones with medical care, fluid balance.",
-        ["nephrology", "kidney specialist", "renal specialist"],
+        ["nephrology", "kidney specialist", "renal specialist", "kidney doctor"],
         [("Dr. Ahmed Farouk", 2), ("Dr. Julia Svensson", 4)],
     ),
     SpecializationRow(
         "urologist",
         "Urinary tract and male reproductive organs: urinary infections, stones, prostate.",
-        ["urology", "urinary specialist", "bladder specialist"],
+        ["urology", "urinary specialist", "bladder specialist", "bladder doctor"],
         [("Dr. Carlos Ortega", 1), ("Dr. Emily Zhang", 7)],
     ),
     SpecializationRow(
@@ -207,7 +221,7 @@ SPECIALIZATIONS = [
     SpecializationRow(
         "rheumatologist",
         "Joint and autoimmune diseases: arthritis, lupus, chronic joint pain.",
-        ["rheumatology", "arthritis specialist", "joint specialist"],
+        ["rheumatology", "arthritis specialist", "joint specialist", "joint doctor"],
         [("Dr. Noah Fischer", 3), ("Dr. Ana Lima", 6)],
     ),
     SpecializationRow(
@@ -249,7 +263,7 @@ SPECIALIZATIONS = [
     SpecializationRow(
         "hepatologist",
         "Liver, gallbladder and biliary conditions: jaundice, hepatitis, fatty liver.",
-        ["liver specialist", "hepatology"],
+        ["liver specialist", "hepatology", "liver doctor"],
         [("Dr. Omar Siddiqui", 0), ("Dr. Clara Jensen", 7)],
     ),
     SpecializationRow(
@@ -261,7 +275,7 @@ SPECIALIZATIONS = [
     SpecializationRow(
         "oncologist",
         "Diagnosis follow-up and treatment of cancers.",
-        ["cancer specialist", "oncology", "medical oncologist"],
+        ["cancer specialist", "oncology", "medical oncologist", "cancer doctor"],
         [("Dr. Helena Novak", 2), ("Dr. Martin Eze", 4)],
     ),
 ]

@@ -95,6 +95,12 @@ def _seed_directory(result: SeedResult) -> list[Specialist]:
         specialization, created = Specialization.objects.get_or_create(
             name=row.name, defaults={"description": row.description, "synonyms": row.synonyms}
         )
+        missing = [name for name in row.synonyms if name not in (specialization.synonyms or [])]
+        if not created and missing:
+            # A directory seeded by an earlier version learns the names added since ("kidney doctor");
+            # names an operator added in the admin stay.
+            specialization.synonyms = [*(specialization.synonyms or []), *missing]
+            specialization.save(update_fields=["synonyms"])
         result.add("specializations", int(created))
         for doctor, hospital_index in row.specialists:
             hospital = data.HOSPITALS[hospital_index]

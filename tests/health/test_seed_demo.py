@@ -317,3 +317,19 @@ def test_the_demo_patient_can_sign_in(seeded, client):
     response = client.post("/login/", {"username": "demo", "password": "demo-health-2024"})
     assert response.status_code == 302
     assert client.get("/").status_code == 200
+
+
+def test_seeding_again_adds_the_directory_names_added_since_and_keeps_an_operators(db):
+    from health.management.demo import seed_demo
+    from health.models import Specialization
+
+    seed_demo(days=1, environ={})
+    kidneys = Specialization.objects.get(name="nephrologist")
+    kidneys.synonyms = ["kidney specialist", "renal man"]  # an older seed's names, one an operator's
+    kidneys.save()
+
+    seed_demo(days=1, environ={})
+
+    kidneys.refresh_from_db()
+    assert "kidney doctor" in kidneys.synonyms and "renal man" in kidneys.synonyms
+    assert len(kidneys.synonyms) == len(set(kidneys.synonyms))
