@@ -27,6 +27,7 @@ from agentlab.data import environment as env
 from agentlab.data import flows, phrasing
 from agentlab.data.bank import DISEASES, SPECIALIZATIONS, Disease
 from agentlab.replay import replay
+from agents import medicine_desk
 from agents.llm.base import Generation, ModelBackend
 from agents.models import Conversation
 from agents.runtime import Runtime, link_alert, system_value
@@ -269,6 +270,12 @@ def _request(spec: Spec, rng: random.Random, patient: env.Patient, context: flow
         return text, flow, complaint.template, None
     if category == "reminder":
         text, calls = flows.prescription(rng)
+        for _ in range(8):
+            # A request the medicines desk takes (one known medicine with its schedule) never reaches
+            # the model: the model's data is the rest (several medicines, the way a prescription reads).
+            if medicine_desk.read(text) is None:
+                break
+            text, calls = flows.prescription(rng)
         context.extra["reminders"] = calls
         return text, flows.reminder(context), "", None
     # SOS: the guard's own sequence, started the way the Health Manager starts it.

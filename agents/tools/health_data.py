@@ -177,14 +177,15 @@ def _propose(ctx: ToolContext, name: str, fields: dict[str, Any], read_as: str) 
     question = " ".join(render_to_string("agents/reminder_question.txt", context).split())
 
     def answer(reply: str) -> dict:
+        # The question goes with the answer: the chat shows what was asked above what was said to it.
         if not clear_yes(reply):
             message = f"No reminder was set for {name}: you did not confirm it."
-            return {"status": "not set", "user": reply, "message": message}
+            return {"status": "not set", "user": reply, "question": question, "message": message}
         try:
             with transaction.atomic():
-                return {"user": reply, **_known_stored(ctx, name, fields, read_as)}
+                return {"user": reply, "question": question, **_known_stored(ctx, name, fields, read_as)}
         except ToolError as exc:
-            return {"status": "not set", "user": reply, "message": f"No reminder was set: {exc}"}
+            return {"status": "not set", "user": reply, "question": question, "message": f"No reminder was set: {exc}"}
 
     return AskUser(question=question, answer=answer)
 
@@ -294,8 +295,10 @@ def reminder_summary(medication: Medication) -> dict[str, Any]:
     reminders = [r for r in medication.reminders.order_by("time_of_day") if r.enabled]
     times = [f"{r.time_of_day:%H:%M}" for r in reminders]
     # No row id in the result: it is an observation in the trajectory, and replays and training
-    # data must not depend on which id a database handed out.
-    change_at = "/api/medications/"
+    # data must not depend on which id a database handed out. The Medications page, where the patient
+    # changes the times or stops it (frontend/urls.py names it "medications"; agents may not import the
+    # UI, so the path is written here).
+    change_at = "/medications/"
     message = render_to_string(
         "agents/reminder_set.txt", {"medication": medication, "times": times, "change_at": change_at}
     )

@@ -75,7 +75,7 @@ def test_a_chat_reminder_keeps_no_invented_dose_and_twice_a_day_is_two_default_t
     message = result["message"]
     assert message.startswith("Metformin, 2 times a day at 08:00 and 20:00.")
     assert "default times" in message and "No dose is set" in message
-    assert "/api/medications/" in message
+    assert "Change it here: /medications/" in message
     assert "200" not in message
 
 

