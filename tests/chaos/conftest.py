@@ -1,11 +1,11 @@
-"""Fixtures of the chaos tests: a Redis of the test's own to kill, and what they share with the SOS
-tests of tests/health (the patient's emergency contacts and the ambulances, the stand-in SMS
-provider, and the worker's environment)."""
+"""Fixtures of the chaos tests: a Redis of the test's own to kill, the SOS tests' patient contacts and
+ambulances (tests/health), and the stand-in SMS provider and the worker's environment of the SOS
+worker-kill test (test_sos_worker_killed.py), which the Redis-restart tests share."""
 
 import pytest
 
+from tests.chaos.test_sos_worker_killed import app_env, provider  # noqa: F401  (fixtures)
 from tests.health.conftest import alice_contacts, ambulances  # noqa: F401  (fixtures)
-from tests.health.test_sos_worker_death import app_env, provider  # noqa: F401  (fixtures)
 from tests.local_redis import LocalRedis
 
 

@@ -1,6 +1,6 @@
 """The broker (Redis) killed in the middle of a hard SOS's delivery and started again empty.
 
-Real processes, as in tests/health/test_sos_worker_death.py: a Celery worker with beat (the SOS
+Real processes, as in tests/chaos/test_sos_worker_killed.py: a Celery worker with beat (the SOS
 sweep), and a stand-in SMS provider at Twilio's HTTP boundary. The provider holds the first SOS text;
 while it waits, Redis is SIGKILLed and started again on the same port with nothing persisted, so
 every queued and prefetched delivery task is gone. The worker and beat reconnect on their own; the
@@ -20,7 +20,7 @@ import pytest
 from health.models import OutboundMessage
 from tests.chaos.processes import kill_group
 from tests.chaos.processes import start_celery_worker as start_worker
-from tests.health.test_sos_worker_death import (
+from tests.chaos.test_sos_worker_killed import (
     RECIPIENTS,
     each_got_the_alarm_then_the_stand_down,
     end_through_the_broker,
