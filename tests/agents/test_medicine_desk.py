@@ -482,7 +482,7 @@ def test_a_new_reminder_is_proposed_by_the_desk_and_set_on_yes(alice):
 
     assert pending_question(conversation) == (
         "Set a reminder for Metformin 500 mg, 2 tablets, 2 times a day at 08:00 and 20:00, after food, "
-        "for 30 days, starting today (default times: you did not say when)? Reply yes to set it, or no."
+        "for 30 days, starting today (default times: you gave no clock time)? Reply yes to set it, or no."
     )
     assert not Medication.objects.exists()
 

@@ -219,6 +219,9 @@ def test_a_reminder_asked_for_in_the_chat_is_proposed_and_set_on_the_yes_button(
     # The question stays above the answer, and the record's own words follow, with the page to change it.
     expect(messages.locator(".kind-question")).to_contain_text(question)
     expect(messages.locator(".kind-notice").last).to_contain_text("Change it here: /medications/")
+    expect(messages.locator(".kind-notice").last.get_by_role("link", name="/medications/")).to_have_attribute(
+        "href", "/medications/"
+    )
     medication = Medication.objects.get(user=alice)
     assert (medication.name, medication.strength, medication.clock_times) == ("Metformin", "500 mg", ["08:00", "20:00"])
     screenshot(page, "chat-reminder-set")

@@ -135,6 +135,15 @@ function proposalText(offer) {
   return `${lead}${offer.name} can see you on ${when}. Shall I book it?`;
 }
 
+// The app's own pages named in a message ("Change it here: /medications/") become links; any other
+// text stays text (a message is never read as HTML).
+const PAGE_PATH = /(\/(?:medications|appointments|reports|sos|profile|watch|notifications)\/)/;
+function withPageLinks(text) {
+  return String(text ?? "")
+    .split(PAGE_PATH)
+    .map((part, i) => (i % 2 === 1 ? el("a", { href: part }, part) : part));
+}
+
 function bubble(item) {
   const who = SPEAKERS[item.kind] ?? "Assistant";
   const side = item.kind === "user" ? "user" : item.kind === "system" ? "system" : "assistant";
@@ -142,7 +151,7 @@ function bubble(item) {
     "li",
     { class: `bubble bubble-${side} kind-${item.kind}`, "data-index": item.index },
     el("span", { class: "visually-hidden" }, `${who}: `),
-    el("p", {}, item.kind === "proposal" && item.offer ? proposalText(item.offer) : item.text),
+    el("p", {}, item.kind === "proposal" && item.offer ? proposalText(item.offer) : withPageLinks(item.text)),
   );
   if (item.kind === "proposal" && item.offer) {
     const slot = item.offer.available_slot ?? {};
