@@ -127,7 +127,7 @@ def _set_medication_reminder(
             return _known_stored(ctx, known.name, fields, read_as)
         if getattr(ctx.conversation, "kind", "") != Conversation.Kind.CHAT:
             raise ToolError(f"There is no user to ask in a {ctx.conversation.kind} run: no reminder was set.")
-        if _stored_already(ctx, known.name, fields):
+        if _stored(ctx, known.name, fields) is not None:
             return _known_stored(ctx, known.name, fields, read_as)  # nothing changes: nothing to ask
         return _propose(ctx, known.name, fields, read_as)
     # Not a medicine the lexicon knows: stored only when the user says so in answer to the question.
@@ -158,10 +158,11 @@ def _known_stored(ctx: ToolContext, name: str, fields: dict[str, Any], read_as: 
     return result
 
 
-def _stored_already(ctx: ToolContext, name: str, fields: dict[str, Any]) -> bool:
+def _stored(ctx: ToolContext, name: str, fields: dict[str, Any]) -> Medication | None:
+    """The same medicine, strength and first day already on the user's list, if any."""
     return Medication.objects.filter(
         user=ctx.user, name=name, strength=fields["strength"], start_date=fields["start_date"]
-    ).exists()
+    ).first()
 
 
 def _propose(ctx: ToolContext, name: str, fields: dict[str, Any], read_as: str) -> AskUser:
@@ -195,7 +196,7 @@ def _store_medication(ctx: ToolContext, name: str, fields: dict[str, Any]) -> di
     with transaction.atomic():
         # A replayed step (or the same medicine again the same day) finds the stored one and leaves
         # it as it is; the summary below is read back from the rows, so it says what is stored.
-        medication = Medication.objects.filter(user=ctx.user, name=name, strength=strength, start_date=start).first()
+        medication = _stored(ctx, name, fields)
         created = medication is None
         if created:
             try:

@@ -25,6 +25,7 @@ from tests.chaos.test_sos_worker_killed import (
     each_got_the_alarm_then_the_stand_down,
     end_through_the_broker,
     held_sos_past_its_countdown,
+    wait_until_every_message_is_sent,
 )
 from tests.summary import summarise
 
@@ -60,12 +61,7 @@ def test_redis_killed_mid_sos_and_back_empty_loses_no_message_and_keeps_the_orde
         provider.release.set()
         ender = end_through_the_broker(app_env, alert.pk)
 
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            statuses = list(OutboundMessage.objects.filter(alert=alert).values_list("status", flat=True))
-            if len(statuses) == 2 * len(RECIPIENTS) and set(statuses) == {"sent"}:
-                break
-            time.sleep(0.5)
+        wait_until_every_message_is_sent(alert)
         assert ender.wait(60) == 0
         assert worker.poll() is None, "the worker must survive the broker's restart:\n" + log.read_text()[-3000:]
     finally:

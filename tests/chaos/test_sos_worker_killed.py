@@ -106,12 +106,7 @@ def test_a_worker_killed_mid_delivery_delays_no_sos_message_and_no_end_overtakes
         ender = end_through_the_broker(app_env, alert.pk)
         workers.append(start_worker(app_env, tmp_path / "worker-2.log"))
 
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            statuses = list(OutboundMessage.objects.filter(alert=alert).values_list("status", flat=True))
-            if len(statuses) == 2 * len(RECIPIENTS) and set(statuses) == {"sent"}:
-                break
-            time.sleep(0.5)
+        wait_until_every_message_is_sent(alert)
         assert ender.wait(60) == 0
     finally:
         for worker in workers:
@@ -125,6 +120,17 @@ def test_a_worker_killed_mid_delivery_delays_no_sos_message_and_no_end_overtakes
     )
     summarise(f"chaos (worker SIGKILLed mid-SOS): every alarm once, before its stand-down; worst delay {worst:.1f} s")
     assert worst <= WORST_DELAY_TARGET, log
+
+
+def wait_until_every_message_is_sent(alert, seconds: float = 120) -> None:
+    """Poll until every start and end message of ``alert`` is recorded sent (or ``seconds`` pass: the
+    checks after it then say what is missing)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        statuses = list(OutboundMessage.objects.filter(alert=alert).values_list("status", flat=True))
+        if len(statuses) == 2 * len(RECIPIENTS) and set(statuses) == {"sent"}:
+            return
+        time.sleep(0.5)
 
 
 def each_got_the_alarm_then_the_stand_down(alert, provider, *, since: float, title: str, log: str) -> float:
