@@ -403,6 +403,10 @@ PRESCRIPTION_MAX_MB = env_int("PRESCRIPTION_MAX_MB", 20, minimum=1)
 REQUEST_MAX_MB = env_float("REQUEST_MAX_MB", PRESCRIPTION_MAX_MB + 1, minimum=1.0)
 # A reading queued this many seconds and not started, or started this many seconds and not done, was
 # lost (Redis restarted empty, a worker died): the sweep queues it again (health.scheduler.review).
+# The handwriting fine-tune of EasyOCR's recogniser (health/scheduler/weights/README.md); "" = EasyOCR's own.
+OCR_RECOGNISER_WEIGHTS = env_str(
+    "OCR_RECOGNISER_WEIGHTS", str(BASE_DIR / "health" / "scheduler" / "weights" / "recogniser.pth")
+)
 OCR_QUEUE_STALLED_SECONDS = env_int("OCR_QUEUE_STALLED_SECONDS", 60, minimum=1)
 OCR_READ_STALLED_SECONDS = env_int("OCR_READ_STALLED_SECONDS", 300, minimum=30)
 # The evening daily report (health.reports): let the local model write the summary on top. It is

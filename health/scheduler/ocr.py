@@ -108,6 +108,28 @@ def _fast(net: Any) -> Any:
     return Fast(net, bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())).eval()
 
 
+def recogniser_weights() -> str:
+    """The recogniser's weights: the shipped fine-tune for handwriting (``weights/recogniser.pth``,
+    card beside it) unless ``OCR_RECOGNISER_WEIGHTS`` names others; set it empty for EasyOCR's own."""
+    from django.conf import settings
+
+    return getattr(settings, "OCR_RECOGNISER_WEIGHTS", "")
+
+
+def _fine_tuned_recogniser(path: str, num_class: int) -> Any:
+    """english_g2's network with other weights, quantised as EasyOCR quantises its own on a CPU
+    (int8 LSTM and linear layers). The weights are EasyOCR's state-dict format, in half precision."""
+    import torch
+    from easyocr.model.vgg_model import Model
+
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    model = Model(input_channel=1, output_channel=256, hidden_size=256, num_class=num_class)
+    model.load_state_dict({k.removeprefix("module."): v.float() for k, v in state.items()})
+    model.eval()
+    torch.quantization.quantize_dynamic(model, dtype=torch.qint8, inplace=True)
+    return model
+
+
 @cache
 def _build_reader() -> Any:
     import easyocr  # torch and easyocr load on first use: seconds, and most processes never read
@@ -123,6 +145,9 @@ def _build_reader() -> Any:
         download_enabled=False,
         verbose=False,
     )
+    weights = recogniser_weights()
+    if weights:
+        reader.recognizer = _fine_tuned_recogniser(weights, len(reader.converter.character))
     reader.detector = _fast(reader.detector)  # CRAFT: nearly all of a read's time
     reader.recognizer.FeatureExtraction = _fast(reader.recognizer.FeatureExtraction)
     _warm_up(reader)
