@@ -28,7 +28,6 @@ import json
 import math
 import os
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -361,12 +360,6 @@ def _table_row(cells: list[str], font: str, size: int, draw, rng: random.Random)
         labels.append("|")
         x += 2 * pad + rule
     return Image.fromarray(row[:, : x + pad]), " ".join(labels)
-
-
-def sample_stream(seed: int, fonts: list[str], character_set: str) -> Iterator[Sample]:
-    rng = random.Random(seed)
-    while True:
-        yield sample(rng, fonts, character_set)
 
 
 def width_ratio(image: np.ndarray) -> float:
