@@ -7,14 +7,19 @@ as the patient reads it, with their zone named."""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from health.api.base import OwnedQuerysetMixin, StrictModelSerializer, StrictSerializer, domain_errors
+from health.api.base import (
+    ListFilterMixin,
+    OwnedQuerysetMixin,
+    StrictModelSerializer,
+    StrictSerializer,
+    domain_errors,
+)
 from health.models import Appointment, Slot
 from health.models.appointments import format_when, patient_zone
 
@@ -102,6 +107,7 @@ class AppointmentFilter(serializers.Serializer):
 
 @extend_schema_view(list=extend_schema(parameters=[AppointmentFilter]))
 class AppointmentViewSet(
+    ListFilterMixin,
     OwnedQuerysetMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -117,14 +123,7 @@ class AppointmentViewSet(
     def get_serializer_context(self) -> dict:
         return {**super().get_serializer_context(), "patient": self.request.user}
 
-    def get_queryset(self) -> QuerySet[Appointment]:
-        queryset = super().get_queryset()
-        if self.action == "list":
-            params = AppointmentFilter(data=self.request.query_params)
-            params.is_valid(raise_exception=True)
-            if state := params.validated_data.get("state"):
-                queryset = queryset.filter(state=state)
-        return queryset
+    list_filter = AppointmentFilter
 
     @extend_schema(request=AppointmentProposalSerializer, responses={201: AppointmentSerializer, 409: CONFLICT})
     def create(self, request: Request) -> Response:

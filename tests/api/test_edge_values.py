@@ -177,12 +177,25 @@ def test_the_api_takes_json_bodies_only_except_the_prescription_upload(alice, al
     assert EmergencyContact.objects.filter(user=alice).count() == 1
 
 
-def test_an_empty_filter_value_is_refused_rather_than_read_as_no_filter(alice_api):
-    answer = alice_api.get("/api/alerts/?state=")
+@pytest.mark.parametrize("path", ["/api/alerts/", "/api/appointments/"])
+def test_an_empty_filter_value_is_refused_rather_than_read_as_no_filter(alice_api, path):
+    answer = alice_api.get(path + "?state=")
 
     assert answer.status_code == 400
     assert answer.json() == {"state": ["Give a value, or leave the parameter out."]}
-    assert alice_api.get("/api/alerts/").status_code == 200
+    assert alice_api.get(path).status_code == 200
+
+
+def test_appointments_are_listed_by_state(alice, alice_api):
+    from tests.factories import AppointmentFactory
+
+    held = AppointmentFactory(user=alice)
+    answer = alice_api.get("/api/appointments/?state=" + held.state)
+    other = "cancelled" if held.state != "cancelled" else "held"
+
+    assert [a["id"] for a in answer.json()["results"]] == [held.pk]
+    assert alice_api.get("/api/appointments/?state=" + other).json()["results"] == []
+    assert alice_api.get("/api/appointments/?state=booked").status_code == 400
 
 
 def test_a_json_value_of_the_wrong_type_is_refused_not_coerced(alice, alice_api):
