@@ -42,17 +42,13 @@ class TrainResult:
 def _stock_model() -> tuple[Any, Any, str]:
     """The unquantised english_g2 model with the stock weights, its label converter and characters."""
     import easyocr.config
-    import torch
-    from easyocr.model.vgg_model import Model
     from easyocr.utils import CTCLabelConverter
 
-    from health.scheduler.ocr import model_directory
+    from health.scheduler.ocr import model_directory, recogniser_network
 
     characters = easyocr.config.recognition_models["gen2"]["english_g2"]["characters"]
     converter = CTCLabelConverter(characters, {}, {})
-    model = Model(input_channel=1, output_channel=256, hidden_size=256, num_class=len(converter.character))
-    state = torch.load(Path(model_directory()) / "english_g2.pth", map_location="cpu", weights_only=False)
-    model.load_state_dict(OrderedDict((k.removeprefix("module."), v) for k, v in state.items()))
+    model = recogniser_network(str(Path(model_directory()) / "english_g2.pth"), len(converter.character))
     return model, converter, characters
 
 

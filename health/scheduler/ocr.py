@@ -116,16 +116,25 @@ def recogniser_weights() -> str:
     return getattr(settings, "OCR_RECOGNISER_WEIGHTS", "")
 
 
-def _fine_tuned_recogniser(path: str, num_class: int) -> Any:
-    """english_g2's network with other weights, quantised as EasyOCR quantises its own on a CPU
-    (int8 LSTM and linear layers). The weights are EasyOCR's state-dict format, in half precision."""
+def recogniser_network(path: str, num_class: int) -> Any:
+    """english_g2's network (float32, eval mode) with the weights at ``path``: EasyOCR's state-dict
+    format, keys prefixed ``module.``, in any float precision. The fine-tune starts from the stock
+    file through this too (``agentlab/training/recogniser.py``)."""
     import torch
     from easyocr.model.vgg_model import Model
 
     state = torch.load(path, map_location="cpu", weights_only=True)
     model = Model(input_channel=1, output_channel=256, hidden_size=256, num_class=num_class)
     model.load_state_dict({k.removeprefix("module."): v.float() for k, v in state.items()})
-    model.eval()
+    return model.eval()
+
+
+def _fine_tuned_recogniser(path: str, num_class: int) -> Any:
+    """The network with other weights, quantised as EasyOCR quantises its own on a CPU (int8 LSTM
+    and linear layers)."""
+    import torch
+
+    model = recogniser_network(path, num_class)
     torch.quantization.quantize_dynamic(model, dtype=torch.qint8, inplace=True)
     return model
 
