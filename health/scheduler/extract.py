@@ -410,6 +410,29 @@ def _repair_word(word: str) -> str:
     return hit[0]
 
 
+# A unit after a number with the look-alike slips of handwriting OCR: "m" read "n" or "rn" (its last arch
+# faint), "g" read "q" or doubled, "l" read "I". After a number these are never words of their own.
+UNIT_SLIPS = {
+    "ng": "mg", "nq": "mg", "mq": "mg", "ngg": "mg", "mgg": "mg", "rng": "mg", "nng": "mg", "mng": "mg",
+    "nl": "ml", "mI": "ml", "nI": "ml", "rnl": "ml", "nml": "ml", "ncg": "mcg", "rncg": "mcg",
+}  # fmt: skip
+_SLIP_WORDS = "|".join(sorted(UNIT_SLIPS, key=len, reverse=True))
+_GLUED_UNIT_SLIP = re.compile(rf"^(\d[\dOoIl.,]*)({_SLIP_WORDS})([).,;:]*)$")
+
+
+def _repair_units(words: list[str]) -> list[str]:
+    out: list[str] = []
+    for word in words:
+        glued = _GLUED_UNIT_SLIP.match(word)
+        if glued:
+            word = glued.group(1) + UNIT_SLIPS[glued.group(2)] + glued.group(3)
+        elif out and out[-1][-1:].isdigit() and word.rstrip(".,;:)") in UNIT_SLIPS:
+            core = word.rstrip(".,;:)")
+            word = UNIT_SLIPS[core] + word[len(core) :]
+        out.append(word)
+    return out
+
+
 def _collapse_dotted(match: re.Match) -> str:
     collapsed = re.sub(r"[.\s]", "", match.group(1)).lower()
     return f" {collapsed} " if collapsed in ABBREVIATIONS else match.group(0)
@@ -434,7 +457,8 @@ def normalise(text: str) -> str:
     s = re.sub(r"\b([BTQbtq])[1lI|]([Dd])\b", r"\1I\2", s)
     s = re.sub(r"\b[lI](?=\s+(?:tabs?|tablets?|caps?|capsules?)\b)", "1", s)
     s = re.sub(r"(?<!\S)[I|\[(](ac|pc|cc|od|bd|tds|tid|qid|hs|sos)\b", r"\1", s)  # a table's rule read before it
-    s = " ".join(_fix_numeric_word(m) if (m := _NUMERIC_WORD.fullmatch(w)) else _repair_word(w) for w in s.split())
+    words = _repair_units(s.split())
+    s = " ".join(_fix_numeric_word(m) if (m := _NUMERIC_WORD.fullmatch(w)) else _repair_word(w) for w in words)
     s = _CLOCK.sub(lambda m: f" {int(m.group(1))}:{m.group(2)} {m.group(3).lower()}m ", s)
     s = _HOUR_AMPM.sub(lambda m: f" {int(m.group(1))} {m.group(2).lower()}m ", s)
     s = _EVERY_HOURS.sub(lambda m: f" q{int(m.group(1) or m.group(2))}h ", s)
@@ -850,6 +874,19 @@ def _segment_start(doc: Doc, prev_end: int, start: int) -> int:
     return i
 
 
+def _opens_item(doc: Doc, line: str) -> bool:
+    """Does a line without a known drug open a new item (NEW_ITEM_LINE)? Not when its dosage form is
+    followed by directions: "Tablet QID on an empty stomach", "1 tab twice daily" are the last
+    medicine's directions (a dose whose number was lost, or written without one), not a medicine
+    called "QID"."""
+    match = NEW_ITEM_LINE.match(line)
+    if match is None or match.group(2) is None:
+        return match is not None
+    form = next((t for t in doc if t.lower_.rstrip(".") == match.group(2).lower()), None)
+    after = next((t for t in doc[form.i + 1 :] if t.text != "."), None) if form is not None else None
+    return after is None or after.ent_type_ not in _CUE_LABELS
+
+
 def _table_roles(cells: list[str]) -> dict[int, str] | None:
     roles = {}
     for i, cell in enumerate(cells):
@@ -914,7 +951,7 @@ def extract_medications(text: str) -> list[dict[str, Any]]:
                 roles = header
                 roles[-1] = line.lower()  # type: ignore[assignment]
                 continue
-            if last_attachable is not None and not ADMIN_LINE.match(line) and not NEW_ITEM_LINE.match(line):
+            if last_attachable is not None and not ADMIN_LINE.match(line) and not _opens_item(doc, line):
                 last_attachable.absorb([e for e in doc.ents], fill_only=True)
             else:
                 last_attachable = None

@@ -263,6 +263,51 @@ def test_two_line_entry_directions_fill_the_medication_above():
     ]
 
 
+def test_directions_that_start_with_the_dosage_form_fill_the_medication_above():
+    # "1 TABLET QID ..." with the "1" lost, or written without one: the directions of the line above,
+    # not a new medicine called "QID".
+    meds = extract_medications("2. Tab. Levocetirizine 5 mg\n) TABLET QID ON AN EMPTY STOMACH X 2 WKS")
+    assert meds == [
+        dict(
+            name="levocetirizine",
+            strength="5 mg",
+            dose=None,
+            times_per_day=4,
+            times=["08:00", "12:00", "16:00", "20:00"],
+            duration_days=14,
+            with_food="before",
+        )
+    ]
+    # a form followed by a name still opens an item of its own
+    assert [m["name"] for m in extract_medications("Tab Dolo 650 1-0-1\nTab. Xyzzyq 10 mg BD")] == ["paracetamol"]
+
+
+@pytest.mark.parametrize(
+    ("text", "strength", "dose_unit_ml"),
+    [
+        ("Clopidogrel 75ngg every 12 hours", "75 mg", False),
+        ("Escitalopram 1Ong daily", "10 mg", False),
+        ("Tab Amlodipine 5 ng OD", "5 mg", False),
+        ("Atorvastatin 40 nq HS", "40 mg", False),
+        ("Levothyroxine 50 ncg OD", "50 mcg", False),
+        ("Syp Lactulose 15 nl BD", None, True),
+    ],
+)
+def test_a_unit_misread_after_a_number_is_read_as_the_unit(text, strength, dose_unit_ml):
+    [med] = extract_medications(text)
+    if dose_unit_ml:
+        assert med["dose"] == 15
+    else:
+        assert med["strength"] == strength
+
+
+def test_unit_look_alikes_stay_words_without_a_number_before_them():
+    from health.scheduler.extract import normalise
+
+    assert normalise("Long walk, singing along") == "Long walk , singing along"
+    assert normalise("the ng tube") == "the ng tube"
+
+
 def test_review_line_is_not_a_duration():
     assert extract_medications("Tab Paracetamol 500 mg BD\nReview after 1 week")[0]["duration_days"] is None
 
