@@ -24,7 +24,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cache
 from statistics import median
@@ -57,6 +57,9 @@ class OcrSettings:
     ink_crop: bool = True  # detect on the part of the page with ink only
     detect_threads: int = 2
     recognize_threads: int = 1
+    # "lexicon": a word the prescription vocabulary explains nearly as well is read as that word
+    # (health.scheduler.decoding); "greedy": EasyOCR's likeliest character at each step.
+    decoder: str = "lexicon"
 
 
 DEFAULT_SETTINGS = OcrSettings()
@@ -67,6 +70,8 @@ class Line:
     text: str
     confidence: float  # the recogniser's mean confidence over the line's boxes, 0..1
     box: tuple[int, int, int, int]  # left, top, right, bottom in the prepared image
+    # words the lexicon decoder read as a vocabulary word rather than its likeliest letters
+    corrected: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,6 +162,9 @@ def _build_reader() -> Any:
     weights = recogniser_weights()
     if weights:
         reader.recognizer = _fine_tuned_recogniser(weights, len(reader.converter.character))
+    from health.scheduler.decoding import LexiconDecoder
+
+    reader.converter = LexiconDecoder(reader.converter)  # used by decoder="wordbeamsearch" only
     reader.detector = _fast(reader.detector)  # CRAFT: nearly all of a read's time
     reader.recognizer.FeatureExtraction = _fast(reader.recognizer.FeatureExtraction)
     _warm_up(reader)
@@ -283,13 +291,16 @@ def _ink_columns(band: np.ndarray) -> np.ndarray:
     return dark.sum(axis=0) >= max(2, band.shape[0] // 10)
 
 
-def _recognize(reader: Any, gray: np.ndarray, horizontal: list, free: list, batch: int = 1) -> list[tuple]:
+def _recognize(
+    reader: Any, gray: np.ndarray, horizontal: list, free: list, batch: int = 1, decoder: str = "greedy"
+) -> list[tuple]:
     """(box, text, confidence) per box. EasyOCR reads boxes one at a time on a CPU; with ``batch`` > 1
     the crops are sorted by width and read in batches of similar widths (little padding)."""
     if not horizontal and not free:
         return []
+    decoder = "wordbeamsearch" if decoder == "lexicon" else decoder  # EasyOCR's hook for it
     if batch <= 1:
-        return reader.recognize(gray, horizontal, free, decoder="greedy", detail=1, paragraph=False, reformat=False)
+        return reader.recognize(gray, horizontal, free, decoder=decoder, detail=1, paragraph=False, reformat=False)
     from easyocr.recognition import get_text
     from easyocr.utils import get_image_list
 
@@ -309,7 +320,7 @@ def _recognize(reader: Any, gray: np.ndarray, horizontal: list, free: list, batc
             reader.converter,
             chunk,
             ignore,
-            "greedy",
+            decoder,
             5,
             len(chunk),
             0.1,
@@ -353,7 +364,7 @@ def _bounds(box: Any) -> tuple[float, float, float, float]:
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def group_lines(results: list[tuple]) -> list[Line]:
+def group_lines(results: list[tuple], corrected: set[str] | frozenset[str] = frozenset()) -> list[Line]:
     """EasyOCR's (box, text, confidence) triples -> lines, top to bottom, each read left to right.
 
     A box joins the line it overlaps most vertically, when that overlap is at least half the smaller
@@ -395,7 +406,8 @@ def group_lines(results: list[tuple]) -> list[Line]:
             round(max(b[2] for b, _, _ in row_items)),
             round(max(b[3] for b, _, _ in row_items)),
         )
-        lines.append(Line(text=text, confidence=round(confidence, 4), box=box))
+        changed = tuple(word for word in text.split() if word in corrected)
+        lines.append(Line(text=text, confidence=round(confidence, 4), box=box, corrected=changed))
     return lines
 
 
@@ -409,11 +421,12 @@ def read_text(image: Image.Image, settings: OcrSettings = DEFAULT_SETTINGS) -> O
     start = time.perf_counter()
     prepared = prepare(image, settings.prepare)
     gray, steps = prepared.gray, list(prepared.steps)
-    with torch.inference_mode():
+    recording = getattr(reader.converter, "recording", None)
+    with torch.inference_mode(), recording() if recording else nullcontext(set()) as corrected:
         with _threads(settings.detect_threads):
             horizontal, free = _detect(reader, gray, settings)
         with _threads(settings.recognize_threads):
-            results = _recognize(reader, gray, horizontal, free, settings.batch)
+            results = _recognize(reader, gray, horizontal, free, settings.batch, settings.decoder)
         # Upside-down text reads with low confidence; only then is the other way up worth a look.
         if (
             settings.check_upside_down
@@ -423,8 +436,8 @@ def read_text(image: Image.Image, settings: OcrSettings = DEFAULT_SETTINGS) -> O
             gray, horizontal, free = _turn_180(gray, horizontal, free)
             steps.append("rotated 180")
             with _threads(settings.recognize_threads):
-                results = _recognize(reader, gray, horizontal, free, settings.batch)
-    lines = group_lines(results)
+                results = _recognize(reader, gray, horizontal, free, settings.batch, settings.decoder)
+    lines = group_lines(results, corrected)
     return OcrResult(
         text="\n".join(line.text for line in lines),
         lines=lines,

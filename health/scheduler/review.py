@@ -3,7 +3,8 @@
 Nothing read from a prescription is scheduled until the patient confirms it: the reading only fills
 ``Prescription.extracted``, the list the review page shows beside the photo and the text. Each item
 carries ``uncertain`` (fields the patient should look at: a name matched only approximately, a
-strength whose number is not in the text, a line the OCR was unsure of) and ``missing`` (fields the
+strength whose number is not in the text, a line the OCR was unsure of or read a word of as the
+nearest medicine or direction word) and ``missing`` (fields the
 prescription did not give: the page leaves them empty, never guesses them).
 
 The text is data. The extractor drops sentences that read like instructions, and nothing here
@@ -159,7 +160,7 @@ def review_items(text: str, medications: list[dict[str, Any]], lines: list | Non
     """The extractor's medications with, for each, the fields to look at (``uncertain``) and the
     fields the prescription did not give (``missing``)."""
     words = _words(text)
-    unsure_lines = [_line_text(line).lower() for line in lines or [] if _line_confidence(line) < UNSURE_LINE_CONFIDENCE]
+    unsure_lines = [_line_text(line).lower() for line in lines or [] if _unsure(line)]
     items = []
     for medication in medications:
         item = {field: medication.get(field) for field in FIELDS}
@@ -237,9 +238,11 @@ def _line_text(line: Any) -> str:
     return line.get("text", "") if isinstance(line, dict) else getattr(line, "text", str(line))
 
 
-def _line_confidence(line: Any) -> float:
-    value = line.get("confidence", 1.0) if isinstance(line, dict) else getattr(line, "confidence", 1.0)
-    return float(value if value is not None else 1.0)
+def _unsure(line: Any) -> bool:
+    """The OCR was unsure of the line, or read a word of it as the nearest word of its vocabulary."""
+    get = line.get if isinstance(line, dict) else lambda key, default: getattr(line, key, default)
+    confidence = get("confidence", 1.0)
+    return float(confidence if confidence is not None else 1.0) < UNSURE_LINE_CONFIDENCE or bool(get("corrected", ()))
 
 
 # -- confirming --------------------------------------------------------------------------------------

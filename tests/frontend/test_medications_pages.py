@@ -73,6 +73,17 @@ def test_a_line_the_ocr_was_unsure_of_marks_its_fields():
     }
 
 
+def test_a_line_with_a_word_the_decoder_chose_marks_its_fields():
+    # The recogniser read "Metfonnin"; the lexicon decoder read the strokes as "Metformin". The text
+    # now names it exactly, so only the line's record says the name was not read letter by letter.
+    line = "Tab. Metformin 500 mg 1-0-1 after food x 30 days"
+    metformin, amlodipine = review_items(TEXT, READ, [{"text": line, "confidence": 0.9, "corrected": ["Metformin"]}])
+    assert {"name", "strength", "dose"} <= set(metformin["uncertain"])
+    assert amlodipine["uncertain"] == ["name"]  # its line is not the corrected one
+    clear = [{"text": line, "confidence": 0.9, "corrected": []}]
+    assert review_items(TEXT, READ, clear)[0]["uncertain"] == []
+
+
 @pytest.mark.django_db
 def test_the_review_page_shows_the_read_medicines_and_highlights_what_to_check(client, alice, read_prescription):
     client.force_login(alice)
