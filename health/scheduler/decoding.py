@@ -39,17 +39,26 @@ from health.scheduler.lexicon import load_lexicon
 # reading: a word is replaced only where the recogniser itself was torn.
 MARGIN = 8.0
 UNITS = ("mg", "ml", "mcg")
+RULE_LETTERS = "IlL"  # what a table's vertical rule is read as, glued to the word after it
 # Letters a hand's digit is read as: an open 0 as "C", a 1 as "I" or "l", a 5 as "S"...
 DIGIT_LOOKALIKES = str.maketrans("CcOoDQIil|ZzSsGbTBgq", "00000011112255667899")
 _NUMBER_CHARS = set("0123456789.,/") | set("CcOoDQIil|ZzSsGbTBgq")
 _CORE = re.compile(r"^([^A-Za-z]*?)([A-Za-z]+)([^A-Za-z]*)$")
 
 
+# Ordinary words of directions, so that one written as such is left alone ("week" is not a slip of
+# "weeks", "noon" of "neon").
+PLAIN_WORDS = (
+    "take give every evening noon mouth empty stomach water times hour week weekly monthly when needed "
+    "pain fever apply continue review refills"
+).split()
+
+
 @cache
 def vocabulary() -> tuple[str, ...]:
     """Words of four letters or more that a prescription's medicines and directions are written in:
     every word of the lexicon's names, the direction words and the dosage forms."""
-    words = set(DIRECTION_WORDS) | {w for w in FORMS if w.isalpha()}
+    words = set(DIRECTION_WORDS) | {w for w in FORMS if w.isalpha()} | set(PLAIN_WORDS)
     for name in load_lexicon().names:
         words.update(re.split(r"[\s\-/+&]+", name))
     return tuple(sorted(w for w in words if len(w) >= 4 and w.isalpha()))
@@ -155,6 +164,8 @@ class LexiconDecoder:
         if not match:
             return []
         head, core, tail = match.groups()
+        if len(core) > 5 and core[0] in RULE_LETTERS and core[1].isupper() and core[2].islower():
+            head, core = head + core[0], core[1:]  # "LGliwepicide": a table's rule read as a letter, kept
         lower = core.lower()
         if len(core) <= 3 and previous[-1:].isdigit():  # "500 ng": a unit after a number
             return [head + u + tail for u in UNITS if u != lower and Levenshtein.distance(lower, u) <= 1]

@@ -401,6 +401,8 @@ DIRECTION_WORDS = (
 
 
 def _repair_word(word: str) -> str:
+    if len(word) > 5 and word[0] in "IlL|" and word[1].isupper() and word[1:].lower() in load_lexicon().names:
+        return word[1:]  # "LGlimepiride": a table's rule read as a letter glued to the name
     lower = word.lower()
     if len(lower) < 3 or not lower.isalpha() or lower in NOT_DRUGS or lower in DIRECTION_WORDS:
         return word
@@ -421,15 +423,21 @@ _GLUED_UNIT_SLIP = re.compile(rf"^(\d[\dOoIl.,]*)({_SLIP_WORDS})([).,;:]*)$")
 
 
 def _repair_units(words: list[str]) -> list[str]:
+    """Each word, and each part of a word split at "/" ("120 ng/5 nl"), read with the one before it."""
     out: list[str] = []
+    previous = ""
     for word in words:
-        glued = _GLUED_UNIT_SLIP.match(word)
-        if glued:
-            word = glued.group(1) + UNIT_SLIPS[glued.group(2)] + glued.group(3)
-        elif out and out[-1][-1:].isdigit() and word.rstrip(".,;:)") in UNIT_SLIPS:
-            core = word.rstrip(".,;:)")
-            word = UNIT_SLIPS[core] + word[len(core) :]
-        out.append(word)
+        parts = []
+        for part in word.split("/"):
+            glued = _GLUED_UNIT_SLIP.match(part)
+            core = part.rstrip(".,;:)")
+            if glued:
+                part = glued.group(1) + UNIT_SLIPS[glued.group(2)] + glued.group(3)
+            elif previous[-1:].isdigit() and core in UNIT_SLIPS:
+                part = UNIT_SLIPS[core] + part[len(core) :]
+            parts.append(part)
+            previous = part
+        out.append("/".join(parts))
     return out
 
 

@@ -51,6 +51,11 @@ def test_a_word_the_recogniser_was_torn_on_is_read_as_the_vocabulary_word(decode
     assert decoder.decode(strokes("Cactulose", {0: ("L", 0.05)})) == "Lactulose"  # case kept
 
 
+def test_a_table_rule_read_as_a_letter_is_kept_and_the_name_after_it_read(decoder):
+    # "|Glimepiride" read "LGliwepiride": the rule stays (the extractor drops it), the name is read
+    assert decoder.decode(strokes("LGliwepiride", {4: ("m", 0.1)})) == "LGlimepiride"
+
+
 def test_a_clear_reading_and_a_word_far_from_the_vocabulary_stay_as_read(decoder):
     assert decoder.decode(strokes("Sharma Road")) == "Sharma Road"
     assert decoder.decode(strokes("Metformin")) == "Metformin"

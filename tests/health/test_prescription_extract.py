@@ -291,6 +291,7 @@ def test_directions_that_start_with_the_dosage_form_fill_the_medication_above():
         ("Atorvastatin 40 nq HS", "40 mg", False),
         ("Levothyroxine 50 ncg OD", "50 mcg", False),
         ("Syp Lactulose 15 nl BD", None, True),
+        ("Syp paracetamol 120 ng/5 nl, 15 ml TDS", "120 mg/5 ml", False),
     ],
 )
 def test_a_unit_misread_after_a_number_is_read_as_the_unit(text, strength, dose_unit_ml):
@@ -299,6 +300,12 @@ def test_a_unit_misread_after_a_number_is_read_as_the_unit(text, strength, dose_
         assert med["dose"] == 15
     else:
         assert med["strength"] == strength
+
+
+def test_a_table_rule_read_as_a_letter_before_a_name_is_dropped():
+    [med] = extract_medications("| LGlimepiride 2 mg | 1-0-0 | before meals |")
+    assert (med["name"], med["strength"], med["with_food"]) == ("glimepiride", "2 mg", "before")
+    assert extract_medications("Lloyd Street, Ilford") == []
 
 
 def test_unit_look_alikes_stay_words_without_a_number_before_them():
