@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from rapidfuzz import process
@@ -63,19 +63,26 @@ def known_medicine(name: str) -> KnownMedicine | None:
     prescription reader uses): a generic or brand name, a combination of known names ("metformin +
     glimepiride"), or one typo away from one ("metformn"; two for names of 10 letters or more, first
     letter the same). None for anything else ("Lottery Ticket")."""
+    return _known_medicine(str(name))
+
+
+# Cached: the Medications page and API ask for every listed medicine on every view, and the fuzzy
+# match over the whole lexicon is the costly part. The lexicon does not change while a process runs.
+@lru_cache(maxsize=4096)
+def _known_medicine(name: str) -> KnownMedicine | None:
     lexicon = load_lexicon()
-    text = " ".join(re.sub(r"[^\w\s+&/.-]", " ", str(name).lower()).split())
+    text = " ".join(re.sub(r"[^\w\s+&/.-]", " ", name.lower()).split())
     if text in lexicon.names:
-        return KnownMedicine(str(name), lexicon.names[text])
+        return KnownMedicine(name, lexicon.names[text])
     core = " ".join(w for w in text.split() if w not in NOT_NAME_WORDS and not re.fullmatch(r"[\d.]+", w))
     if not core:
         return None
     if core in lexicon.names:
-        return KnownMedicine(str(name), lexicon.names[core])
+        return KnownMedicine(name, lexicon.names[core])
     parts = [p for p in re.split(r"\s*(?:\+|&|/|\band\b|\bwith\b)\s*", core) if p]
     if len(parts) > 1 and all(part in lexicon.names for part in parts):
         generics = frozenset(lexicon.names[part] for part in parts)
-        return KnownMedicine(str(name), lexicon.combinations.get(generics, " + ".join(sorted(generics))))
+        return KnownMedicine(name, lexicon.combinations.get(generics, " + ".join(sorted(generics))))
     if len(core) < 5 or not re.fullmatch(r"[a-z][a-z -]*", core):
         return None
     hit = process.extractOne(core, _lexicon_names(), scorer=OSA.distance, score_cutoff=1 if len(core) < 10 else 2)
