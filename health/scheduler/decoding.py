@@ -39,6 +39,7 @@ from health.scheduler.lexicon import load_lexicon
 # reading: a word is replaced only where the recogniser itself was torn.
 MARGIN = 8.0
 UNITS = ("mg", "ml", "mcg")
+AFTER_NUMBER = (*UNITS, "tab", "cap")  # what a short word after a number is: "5 mg", "1 tab"
 RULE_LETTERS = "IlL"  # what a table's vertical rule is read as, glued to the word after it
 # Letters a hand's digit is read as: an open 0 as "C", a 1 as "I" or "l", a 5 as "S"...
 DIGIT_LOOKALIKES = str.maketrans("CcOoDQIil|ZzSsGbTBgq", "00000011112255667899")
@@ -167,8 +168,12 @@ class LexiconDecoder:
         if len(core) > 5 and core[0] in RULE_LETTERS and core[1].isupper() and core[2].islower():
             head, core = head + core[0], core[1:]  # "LGliwepicide": a table's rule read as a letter, kept
         lower = core.lower()
-        if len(core) <= 3 and previous[-1:].isdigit():  # "500 ng": a unit after a number
-            return [head + u + tail for u in UNITS if u != lower and Levenshtein.distance(lower, u) <= 1]
+        if len(core) <= 3 and previous[-1:].isdigit():  # "500 ng", "1 tal": a unit or a form after a number
+            return [
+                head + _cased(u, core) + tail
+                for u in AFTER_NUMBER
+                if u != lower and Levenshtein.distance(lower, u) <= 1
+            ]
         if len(core) < 4 or lower in vocabulary():
             return []
         budget = max(1, len(core) // 3)

@@ -69,6 +69,8 @@ def test_a_clear_reading_and_a_word_far_from_the_vocabulary_stay_as_read(decoder
 def test_a_number_with_digit_look_alikes_and_a_unit_slip(decoder):
     assert decoder.decode(strokes("2CC", {1: ("0", 0.2), 2: ("0", 0.2)})) == "200"
     assert decoder.decode(strokes("5ng", {1: ("m", 0.2)})) == "5mg"
+    assert decoder.decode(strokes("1 tal", {4: ("b", 0.2)})) == "1 tab"  # a form after a number
+    assert decoder.decode(strokes("TAL 1", {2: ("B", 0.2)})) == "TAL 1"  # not after a number
 
 
 def test_the_words_chosen_are_recorded_for_the_review(decoder):
