@@ -6,8 +6,8 @@ distance, which sees letters only, cannot tell a slip of the pen from another wo
 knows better: it scores every character at every step, so how well a word the page is likely to
 hold (a medicine of the lexicon, a direction word, a unit) explains the same strokes is one CTC
 forward pass away. A word is replaced only when a vocabulary word explains its strokes nearly as
-well as the greedy reading (within ``margin`` nats), so a clear reading is never overruled, and a
-word nothing in the vocabulary is near (a patient's name, an address) is left as read.
+well as the greedy reading (within ``margin`` nats), so a letter the recogniser was sure of is
+kept, and a word nothing in the vocabulary is near (a patient's name, an address) is left as read.
 
 This is EasyOCR's own hook for lexicon decoding (``decoder="wordbeamsearch"`` calls the converter's
 ``decode_wordbeamsearch`` with the probability matrix). EasyOCR's implementation is not used: it
@@ -42,13 +42,14 @@ UNITS = ("mg", "ml", "mcg")
 AFTER_NUMBER = (*UNITS, "tab", "cap")  # what a short word after a number is: "5 mg", "1 tab"
 RULE_LETTERS = "IlL"  # what a table's vertical rule is read as, glued to the word after it
 # Letters a hand's digit is read as: an open 0 as "C", a 1 as "I" or "l", a 5 as "S"...
-DIGIT_LOOKALIKES = str.maketrans("CcOoDQIil|ZzSsGbTBgq", "00000011112255667899")
-_NUMBER_CHARS = set("0123456789.,/") | set("CcOoDQIil|ZzSsGbTBgq")
+_LOOKALIKE_LETTERS = "CcOoDQIil|ZzSsGbTBgq"
+DIGIT_LOOKALIKES = str.maketrans(_LOOKALIKE_LETTERS, "00000011112255667899")
+_NUMBER_CHARS = set("0123456789.,/") | set(_LOOKALIKE_LETTERS)
 _CORE = re.compile(r"^([^A-Za-z]*?)([A-Za-z]+)([^A-Za-z]*)$")
 
 
 # Ordinary words of directions, so that one written as such is left alone ("week" is not a slip of
-# "weeks", "noon" of "neon").
+# "weeks").
 PLAIN_WORDS = (
     "take give every evening noon mouth empty stomach water times hour week weekly monthly when needed "
     "pain fever apply continue review refills"
@@ -58,7 +59,7 @@ PLAIN_WORDS = (
 @cache
 def vocabulary() -> tuple[str, ...]:
     """Words of four letters or more that a prescription's medicines and directions are written in:
-    every word of the lexicon's names, the direction words and the dosage forms."""
+    every word of the lexicon's names, the direction words, the dosage forms and PLAIN_WORDS."""
     words = set(DIRECTION_WORDS) | {w for w in FORMS if w.isalpha()} | set(PLAIN_WORDS)
     for name in load_lexicon().names:
         words.update(re.split(r"[\s\-/+&]+", name))
