@@ -29,7 +29,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from health.scheduler.extract import DIRECTION_WORDS, FORMS
+from health.scheduler.extract import DIRECTION_WORDS, FORMS, RULE_LETTERS, UNITS
 from health.scheduler.lexicon import load_lexicon
 
 # How much less likely (in nats) than the greedy reading a vocabulary word may be and still be read:
@@ -38,9 +38,7 @@ from health.scheduler.lexicon import load_lexicon
 # vocabulary is small and the candidates near the greedy reading, so even this margin keeps a clear
 # reading: a word is replaced only where the recogniser itself was torn.
 MARGIN = 8.0
-UNITS = ("mg", "ml", "mcg")
 AFTER_NUMBER = (*UNITS, "tab", "cap")  # what a short word after a number is: "5 mg", "1 tab"
-RULE_LETTERS = "IlL"  # what a table's vertical rule is read as, glued to the word after it
 # Letters a hand's digit is read as: an open 0 as "C", a 1 as "I" or "l", a 5 as "S"...
 _LOOKALIKE_LETTERS = "CcOoDQIil|ZzSsGbTBgq"
 DIGIT_LOOKALIKES = str.maketrans(_LOOKALIKE_LETTERS, "00000011112255667899")

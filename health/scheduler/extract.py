@@ -400,8 +400,13 @@ DIRECTION_WORDS = (
 ).split()
 
 
+# What a table's vertical rule is read as when it is glued to the word after it ("LGlimepiride").
+RULE_LETTERS = "IlL"
+
+
 def _repair_word(word: str) -> str:
-    if len(word) > 5 and word[0] in "IlL|" and word[1].isupper() and word[1:].lower() in load_lexicon().names:
+    glued_rule = len(word) > 5 and word[0] in RULE_LETTERS + "|" and word[1].isupper()
+    if glued_rule and word[1:].lower() in load_lexicon().names:
         return word[1:]  # "LGlimepiride": a table's rule read as a letter glued to the name
     lower = word.lower()
     if len(lower) < 3 or not lower.isalpha() or lower in NOT_DRUGS or lower in DIRECTION_WORDS:
@@ -418,6 +423,7 @@ UNIT_SLIPS = {
     "ng": "mg", "nq": "mg", "mq": "mg", "ngg": "mg", "mgg": "mg", "rng": "mg", "nng": "mg", "mng": "mg",
     "nl": "ml", "mI": "ml", "nI": "ml", "rnl": "ml", "nml": "ml", "ncg": "mcg", "rncg": "mcg",
 }  # fmt: skip
+UNITS = tuple(dict.fromkeys(UNIT_SLIPS.values()))  # the units a slip is read as: mg, ml, mcg
 _SLIP_WORDS = "|".join(sorted(UNIT_SLIPS, key=len, reverse=True))
 _GLUED_UNIT_SLIP = re.compile(rf"^(\d[\dOoIl.,]*)({_SLIP_WORDS})([).,;:]*)$")
 
