@@ -381,6 +381,23 @@ _CLOCK = re.compile(r"\b(\d{1,2})[.:](\d{2})\s*([ap])\.?\s*m\b\.?", re.I)
 _HOUR_AMPM = re.compile(r"\b(\d{1,2})\s*([ap])\.?\s*m\b\.?", re.I)
 
 
+# A frequency abbreviation in capitals with its last letter doubled: never a word of its own ("ODD"
+# before "days" may mean odd days, and is left alone).
+_DOUBLED_ABBREVIATION = re.compile(r"\b((?:OD|QD|BD|BID|TID|TDS|QID|QDS|HS|QHS)(?=[DSH]\b))[DSH](?!\s+days?\b)")
+# "for | week", "fsr G wks", "x I month": before a duration unit, a lone look-alike is the count, and
+# a three-letter word in "for"'s shape ("fsr", "tor", "f0r") is "for" (a duration needs its "for"
+# or "x" where the unit is a bare "d").
+_COUNT_LOOKALIKES = str.maketrans("|Il]!GbSZ", "111116652")
+_DURATION_LOOKALIKE = re.compile(
+    r"\b(x|for|[fFtT][a-zA-Z0-9][rR])\s+([|Il\]!GbSZ]|\d+)\s*(?=(?:d|days?|dys|wks?|weeks?|months?|mths?)\b)"
+)
+
+
+def _duration_count(match: re.Match) -> str:
+    prefix = match.group(1) if match.group(1).lower() in ("x", "for") else "for"
+    return f"{prefix} {match.group(2).translate(_COUNT_LOOKALIKES)} "
+
+
 def _fix_numeric_word(match: re.Match) -> str:
     core = match.group(2)
     if not any(c.isdigit() for c in core) and not (core in ("S", "Z") and match.group(3)):
@@ -404,15 +421,32 @@ DIRECTION_WORDS = (
 RULE_LETTERS = "IlL"
 
 
+# Two letters read for one, the classic slips of OCR on handwriting: "d" as "cl", "m" as "rn", "u" as
+# "ii", "w" as "vv". Such a slip is two edits, beyond the one-edit reading of the direction words.
+LETTER_PAIR_SLIPS = (("cl", "d"), ("rn", "m"), ("ii", "u"), ("vv", "w"))
+_PAIR_SLIP_TARGETS = frozenset({*DIRECTION_WORDS, *MEALS, *FORMS, *(u for u in DURATION_UNITS if len(u) > 2)})
+
+
 def _repair_word(word: str) -> str:
+    core = word.rstrip(".,;:)")
+    if core != word and core:
+        return _repair_word(core) + word[len(core) :]  # "a clay." is read as "a day."
     glued_rule = len(word) > 5 and word[0] in RULE_LETTERS + "|" and word[1].isupper()
     if glued_rule and word[1:].lower() in load_lexicon().names:
         return word[1:]  # "LGlimepiride": a table's rule read as a letter glued to the name
     lower = word.lower()
     if len(lower) < 3 or not lower.isalpha() or lower in NOT_DRUGS or lower in DIRECTION_WORDS:
         return word
+    if lower in load_lexicon().names:
+        return word
+    for glyphs, letter in LETTER_PAIR_SLIPS:
+        mended = lower.replace(glyphs, letter)
+        if mended != lower and mended in _PAIR_SLIP_TARGETS:
+            return mended  # "clay" -> "day", "rneals" -> "meals": two edits, one slip of the pen
+        if mended != lower and len(mended) >= 5:
+            lower = mended  # "becltine" -> "bedtine", then one edit from "bedtime"
     hit = process.extractOne(lower, DIRECTION_WORDS, scorer=OSA.distance, score_cutoff=1)
-    if hit is None or hit[0][0] != lower[0] or lower in load_lexicon().names:
+    if hit is None or hit[0][0] != lower[0]:
         return word
     return hit[0]
 
@@ -468,8 +502,18 @@ def normalise(text: str) -> str:
     s = re.sub("[\u2010\u2013\u2014\u2212]", "-", s)  # hyphen, en and em dash, minus sign
     s = re.sub(r"^\s*(?:\d{1,2}\s*[.)]|[-*•#])\s+(?=\D)", " ", s)  # list numbering "1. ", "2) ", "- "
     s = re.sub(r"\b0D\b", "OD", s)
+    s = re.sub(r"(?<![A-Za-z])[xX](?=\d[\dOo]*\b)", "x ", s)  # "X1O DAYS": the count read on its own
+    # A count glued to "d" is days ("15d" in a table's days column, "x 5d"); a lone "1d" is left alone.
+    s = re.sub(r"(?<![\w./-])([2-9]|[1-9]\d{1,2})d\b", r"\1 days", s)
+    s = _DOUBLED_ABBREVIATION.sub(lambda m: m.group(1), s)  # "QDD", "BIDD": the last stroke read twice
+    s = _DURATION_LOOKALIKE.sub(_duration_count, s)
+    s = re.sub(r"\b9(4|6|8|12)\s*h\b", r"q\1h", s)  # "98h": a q read as a 9 ("96 hours" is no direction)
     s = re.sub(r"\b([BTQbtq])[1lI|]([Dd])\b", r"\1I\2", s)
-    s = re.sub(r"\b[lI](?=\s+(?:tabs?|tablets?|caps?|capsules?)\b)", "1", s)
+    # A 1 read as "l", "I" or a bracket: before the form after a word ("TAKE ) CAPSULE"; at a line's start
+    # a bracket may close a list number, and the dose is left for the patient), or as a dose pattern's
+    # last slot ("0-0-)", unless a bracket opened before it: "(1-0-)" may have lost its slot).
+    s = re.sub(r"(?:\b[lI]|(?<=\w\s)[)\]])(?=\s+(?i:tabs?|tablets?|caps?|capsules?)\b)", "1", s)
+    s = re.sub(r"(?<![\d(\[-])(?<![(\[]\s)([0-4]\s*-\s*[0-4]\s*-\s*)[)\]](?=\s|$)", r"\g<1>1", s)
     s = re.sub(r"(?<!\S)[I|\[(](ac|pc|cc|od|bd|tds|tid|qid|hs|sos)\b", r"\1", s)  # a table's rule read before it
     words = _repair_units(s.split())
     s = " ".join(_fix_numeric_word(m) if (m := _NUMERIC_WORD.fullmatch(w)) else _repair_word(w) for w in words)
@@ -557,10 +601,14 @@ def _rule_patterns() -> list[dict]:
             add("FOOD", pattern, code)
             if len(pattern) == 2 and pattern[0]["LOWER"] in ("before", "after", "with", "during"):
                 # "after a meal", "with the food", "before each meal"
-                add("FOOD", [pattern[0], {"LOWER": {"IN": ["a", "the", "your", "each", "every"]}}, pattern[1]], code)
+                # a lone letter there is the "a" misread ("after z meal")
+                article = {"LOWER": {"REGEX": r"^(?:the|your|each|every|[a-z])$"}}
+                add("FOOD", [pattern[0], article, pattern[1]], code)
     for pre in ("x", "for"):
         pat = [{"LOWER": pre}, {"LOWER": {"IN": ["the", "next"]}, "OP": "*"}]
         add("DURATION", [*pat, NUMLIKE, {"LOWER": {"IN": list(DURATION_UNITS)}}])
+        # a speck between the count and the unit ("x 14; days")
+        add("DURATION", [*pat, NUM, {"ORTH": {"IN": [";", ",", ":"]}}, {"LOWER": {"IN": list(DURATION_UNITS)}}])
         add("DURATION", [*pat, {"TEXT": {"REGEX": r"^\d+/(?:7|52|12)$"}}])
     add("DURATION", [COUNT, {"LOWER": {"IN": [u for u in DURATION_UNITS if len(u) > 1]}}])
     add("DURATION", [{"TEXT": {"REGEX": r"^\d+/52$"}}])

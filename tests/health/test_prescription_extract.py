@@ -302,6 +302,50 @@ def test_a_unit_misread_after_a_number_is_read_as_the_unit(text, strength, dose_
         assert med["strength"] == strength
 
 
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        # two letters read for one ("d" as "cl", "m" as "rn"), also with punctuation after the word
+        ("Syp Lactulose 10 ml twice a clay.", "times_per_day", 2),
+        ("Tab Amoxicillin 500 mg 1-0-1 x 5 days after rneals", "with_food", "after"),
+        ("Tab Prednisolone 5 mg 1-0-1 after a meal x7 clys", "duration_days", 7),
+        ("Tab Pantoprazole 40 mg at becltine", "times", ["21:00"]),
+        # a frequency abbreviation with its last letter doubled
+        ("Tab Metformin 1000 mg 2 tablets QDD for 2 months", "times_per_day", 1),
+        ("Tab Clopidogrel 75 mg 1 tablet ODD after a meal", "times_per_day", 1),
+        # a duration's count or its "for" misread
+        ("Tab Warfarin 1 mg BID for | week", "duration_days", 7),
+        ("Tab Prednisolone 10 mg BD after meals fsr G wks", "duration_days", 42),
+        ("Tab Clopidogrel 75 mg OD Fsr 5d.", "duration_days", 5),
+        ("Tab Cefuroxime 250 mg 1-0-0 x14; days", "duration_days", 14),
+        ("Ondansetron 8 mg tab 2 tabs QID X1O DAYS", "duration_days", 10),
+        ("| Tab. Amlodipine 5mg | 1 tablet daily | 3d", "duration_days", 3),
+        # q read as 9 before hours, a lone letter for "a", a bracket for a 1
+        ("Tramadol 50 mg tablet Sig: 1 tablet PO 98h", "times_per_day", 3),
+        ("Tab Clopidogrel 75 mg OD after z meal", "with_food", "after"),
+        ("TAKE ) CAPSULE OF AMOXICILLIN 500 MG TDS", "dose", 1),
+        ("Tab Limcee 500 mg 0-0-) at night", "times", ["21:00"]),
+    ],
+)
+def test_handwriting_slips_in_the_directions_are_read(text, field, value):
+    [med] = extract_medications(text)
+    assert med[field] == value
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("Tab Metformin 500 mg 1 tab on ODD days", "times_per_day", None),  # "odd days" is a direction
+        ("Tab Metformin 500 mg (1-0-) after meals", "times_per_day", None),  # the last slot is lost
+        ("2. Tab Levocetirizine 5 mg\n) TABLET QID", "dose", None),  # a bracket at a line's start
+        ("Tab Paracetamol 650 mg BD 1d", "duration_days", None),  # a lone "1d" is not read as days
+    ],
+)
+def test_what_a_slip_could_also_mean_is_left_for_the_patient(text, field, value):
+    [med] = extract_medications(text)
+    assert med[field] == value
+
+
 def test_a_table_rule_read_as_a_letter_before_a_name_is_dropped():
     [med] = extract_medications("| LGlimepiride 2 mg | 1-0-0 | before meals |")
     assert (med["name"], med["strength"], med["with_food"]) == ("glimepiride", "2 mg", "before")
