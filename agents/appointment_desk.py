@@ -130,7 +130,7 @@ _HAS = re.compile(
     # "do I have anything on monday with the doctor", "where do I need to go tomorrow", "who am I seeing next"
     rf"|\b(?:do|have)\s+i\s+(?:got\s+|have\s+)?(?:something|anything)\s+(?:on\s+{_DAYS}|with\s+(?:the|a|my|dr))\b"
     r"|\bwhere\s+(?:do|should|must)\s+i\s+(?:need to\s+|have to\s+)?(?:go|be)\b(?!\s+(?:for|to get))"
-    r"|\bwho\s+(?:am i|do i)\s+(?:next\s+)?(?:seeing|see|meeting)\b"
+    r"|\b(?:who|(?:which|what)\s+(?:doctors?|specialists?))\s+(?:am i|do i)\s+(?:next\s+)?(?:seeing|see|meeting)\b"
     r"|\b(?:do|have)\s+i\s+(?:have|got|need)\s+to\s+go\s+to\s+(?:the\s+)?(?:hospital|clinic|doctor'?s|surgery)\b"
     r"|\b(?:have i got|do i have|am i seeing)\s+(?:the|my)\s+\w+(?:ist|ian|doctor)\b"
     r"|\b(?:what time|when)\s+(?:do|should|must)\s+i\s+(?:have to |need to )?(?:be|arrive|get)\s+(?:at|to)\s+"
@@ -222,7 +222,9 @@ _NEW_TIME_START = re.compile(
 )
 _TIME_THEN_INSTEAD = re.compile(
     rf"\b(?:(?:next\s+|this\s+)?{_DAYS}(?:\s+(?:morning|afternoon|evening))?|(?:the\s+)?(?:morning|afternoon|evening))"
-    r"\s+instead\b",
+    # "... instead", and a day said to suit: "another day, friday works", "thursday would be better"
+    r"\s+(?:instead|works|would work|suits|is (?:good|fine|better|best|ok|okay)"
+    r"|would be (?:good|better|great|fine|best))\b",
     re.I,
 )
 _EARLIER = re.compile(r"\b(?:earlier|sooner|forward|earliest|soonest|as soon as|asap|first free)\b", re.I)

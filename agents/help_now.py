@@ -233,6 +233,9 @@ REQUEST = [
     _r(rf"\bhelp\b{_S}{{0,20}}\b(?:urgent|urgently|asap|immediately|right now|now!)"),
     _r(rf"\b(?:urgent|urgently|immediate|immediately){_S}{{0,15}}\bhelp\b"),
     _r(r"^\W*help\W+help\b"),
+    # "alert my emergency contacts", "I'm in danger": the people the SOS tells, asked for by the user
+    _r(r"\b(?:notify|alert|text|message|tell|call|ring|contact|warn)\s+(?:all\s+)?my\s+emergency\s+contacts?\b"),
+    _r(r"\b(?:i'm|i am|we're|we are)\s+in\s+(?:danger(?!\s+of\b)|trouble,? (?:help|please))\b"),
     # Hindi in Latin letters, in an otherwise English-looking message: "bachao!" (save me),
     # "ambulance bulao / chahiye / bhejo" (call / need / send an ambulance)
     _r(r"\bbacha+o+\b|\bambulance (?:bulao|bula do|bulaiye|chahiye|bhejo|bhej do)\b"),
@@ -244,6 +247,8 @@ _CHEST = (
     r"|pain\s+in\s+(?:my|his|her|their|the)\s+chest"
     r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling)?)\s+in\s+(?:my|his|her|their|the)\s+chest"
     r"|(?:my|his|her) chest (?:really |so |very |badly )?(?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
+    # pressure said as a picture: "feels like an elephant is sitting on it", "a weight on my chest"
+    r"|chest\s+feels?\s+like\b|(?:sitting|weight|ton of bricks|band|vice)\s+(?:on|around)\s+(?:my|his|her|the)\s+chest"
 )
 # What makes chest pain an emergency: breathlessness, sweating, pain that spreads to the arm,
 # jaw or back, feeling faint or sick, or words of severity.
@@ -278,6 +283,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     "heart": [
         _r(r"\bheart attack\b|\bcardiac arrest\b|\bheart (?:has )?stopped\b|\bno pulse\b"),
         _r(r"\b(?:clutching|grabbing|holding) (?:his|her|my|their) chest\b"),
+        # a racing heart with fainting now (an arrhythmia that starves the brain); a racing heart
+        # with breathlessness or swollen legs is for a cardiologist's booking
+        _r(
+            rf"\bheart\s+(?:is\s+)?(?:racing|pounding)\b{_S}{{0,40}}\b(?:about to|going to|gonna)\s+"
+            r"(?:faint|pass out|black out|collapse)\b"
+        ),
     ],
     "breathing": [
         # "can't breathe", "cant breath", "I can barely breathe", "can't catch my breath"
@@ -347,8 +358,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     # a sudden, severe headache ("the worst headache of my life") is a bleed until proved otherwise
     "headache": [
         _r(
-            r"\bworst headache (?:of (?:my|his|her|their) life|(?:i've|he's|she's|they've) ever had)\b"
-            r"|\bthunderclap headache\b"
+            r"\bworst headache (?:of (?:my|his|her|their) life|(?:i've|he's|she's|they've) ever had|ever)\b"
+            r"|\bthunderclap\b"
         ),
         _r(rf"\bsudden(?:ly)?\b{_S}{{0,15}}\b(?:severe|excruciating|explosive|worst|blinding)\s+headache\b"),
     ],

@@ -122,6 +122,8 @@ _PHOTO = re.compile(
     rf"|\b(?:reminders?|alarms?|doses?|schedule)\s+(?:\w+\s+){{0,2}}?(?:from|off|using|based on)\s+"
     rf"(?:my|the|this|a|his|her)\s+(?:new\s+)?{_PRESCRIPTION}\b"
     rf"|\bread\s+(?:my|the|this|a|his|her)\s+(?:new\s+)?{_PRESCRIPTION}\b"
+    # "I got a prescription from my doctor, can you read it?"
+    rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:read|scan|go through|type up)\s+it\b"
     # "can I add my medicines by taking a photo": the list comes from a photographed prescription
     r"|\b(?:add|enter|put in|set up|load)\s+(?:all\s+)?(?:my|the)\s+(?:medicines?|medications?|meds|pills|tablets)\b"
     r"[^.?!]*\b(?:photos?|pictures?|pics?|snaps?|camera|scan\w*)\b"

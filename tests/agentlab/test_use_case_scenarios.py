@@ -250,3 +250,22 @@ def test_generated_desk_cases_pass_end_to_end_without_the_model(tmp_path):
     assert results["appointments_cancel-dev-001"]["cancelled"] == 1
     assert results["my_health-dev-002"]["setup"]["vital_readings"] > 0
     assert set(report["per_category"]) == {"help_now", "out_of_scope", "appointments_cancel", "my_health"}
+
+
+@pytest.mark.django_db
+def test_the_hand_written_cases_are_valid_and_the_photo_requests_pass_without_the_model(tmp_path):
+    from pathlib import Path
+
+    hand = Path(scenarios.__file__).with_name("use_cases_hand.jsonl")
+    cases = scenarios.load_cases(hand)
+    assert len(cases) == 43 and {c.category for c in cases} >= {"appointments_list", "medicines_photo", "my_health"}
+    lines = [line for line in hand.read_text().splitlines() if '"medicines_photo"' in line]
+    path = write_lines(tmp_path / "cases.jsonl", lines)
+    backend = ScriptedBackend()  # any model call fails the case
+    out = tmp_path / "report.json"
+
+    call_command("agent_scenarios", file=str(path), json_out=str(out), backend=backend, no_progress=True)
+
+    report = json.loads(out.read_text())
+    assert [c["passed"] for c in report["cases"]] == [True] * 4
+    assert backend.calls == []

@@ -6,6 +6,7 @@ the record's state."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 
@@ -38,6 +39,8 @@ READS = [
     ("whens my next appt", desk.LIST),
     ("when am I next seeing the doctor", desk.LIST),
     ("I can't make it tomorrow", desk.CANCEL),
+    ("which doctors am I seeing soon?", desk.LIST),
+    ("I need to change my appointment to another day, friday works", desk.RESCHEDULE),
     ("something came up and I can't make my rheumatologist appointment", desk.CANCEL),
     ("did you book me in with the cardiologist?", desk.LIST),
     ("could you check whether I have an appointment on friday", desk.LIST),
@@ -109,6 +112,16 @@ def test_requests_about_the_patients_own_appointments_are_read(text, kind):
 @pytest.mark.parametrize("text", NOT_THE_DESK)
 def test_new_bookings_complaints_and_other_things_go_to_the_model(text):
     assert desk.read(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I need to change my appointment to another day, friday works", "move my appointment, thursday would be better"],
+)
+def test_a_day_said_to_suit_is_the_new_time_not_the_appointment_to_move(text):
+    found = desk.read(text)
+    assert found.kind == desk.RESCHEDULE
+    assert re.search(r"friday|thursday", found.when, re.I) and not re.search(r"friday|thursday", found.target, re.I)
 
 
 def test_a_further_booking_request_is_kept_for_the_model():

@@ -176,9 +176,22 @@ EMERGENCIES = [
     "severe pain in my chest spreading to my jaw",
     "my mum's collapsed please send help",
     "Help! my husband isn't breathing",
+    # chest pressure said as a picture, a headache said as the worst ever
+    "My chest feels like an elephant is sitting on it and my left arm is numb",
+    "there's a weight on my chest and I'm sweating buckets",
+    "worst headache ever, came on suddenly",
+    # the people the SOS tells, asked for; a racing heart with fainting
+    "notify my emergency contacts, I'm in danger",
+    "my heart is racing at 200 and I'm about to faint",
 ]
 
 NOT_EMERGENCIES = [
+    "my chest feels like it's burning after spicy food",
+    "the worst headache ever was last year, now I just want a check-up",
+    "how do I add my emergency contacts?",
+    "don't notify my emergency contacts about this",
+    "my heart races when I drink coffee",
+    "I'm in danger of missing my appointment",
     "can someone help me with my appointment",
     "my son has seizures, book a neurologist",
     "I had an accident last year and my knee still hurts",

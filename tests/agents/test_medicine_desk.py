@@ -24,6 +24,7 @@ from tests.agents.helpers import call, end, harmful_model, states, told
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
 
 READS = [
+    ("I got a prescription from my doctor, can you read it?", desk.PHOTO),
     ("what doses do I have today?", desk.DOSES_TODAY),
     ("which pills have I got left to take today", desk.DOSES_TODAY),
     ("what's my medication schedule", desk.DOSES_TODAY),
