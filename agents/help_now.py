@@ -248,7 +248,7 @@ _CHEST = (
     r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling)?)\s+in\s+(?:my|his|her|their|the)\s+chest"
     r"|(?:my|his|her) chest (?:really |so |very |badly )?(?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
     # pressure said as a picture: "feels like an elephant is sitting on it", "a weight on my chest"
-    r"|chest\s+feels?\s+like\b|(?:sitting|weight|ton of bricks|band|vice)\s+(?:on|around)\s+(?:my|his|her|the)\s+chest"
+    r"|chest\s+feels?\s+like\b|(?:sitting|weight|ton of bricks)\s+on\s+(?:my|his|her|the)\s+chest"
 )
 # What makes chest pain an emergency: breathlessness, sweating, pain that spreads to the arm,
 # jaw or back, feeling faint or sick, or words of severity.
