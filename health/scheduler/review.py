@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from collections import Counter
 from typing import Any
 
 from django.conf import settings
@@ -239,10 +240,25 @@ def _line_text(line: Any) -> str:
 
 
 def _unsure(line: Any) -> bool:
-    """The OCR was unsure of the line, or read a word of it as the nearest word of its vocabulary."""
+    """The OCR was unsure of the line, read a word of it as the nearest word of its vocabulary, or the
+    extractor read a number on it from a glyph that only looks like one."""
     get = line.get if isinstance(line, dict) else lambda key, default: getattr(line, key, default)
     confidence = get("confidence", 1.0)
-    return float(confidence if confidence is not None else 1.0) < UNSURE_LINE_CONFIDENCE or bool(get("corrected", ()))
+    return (
+        float(confidence if confidence is not None else 1.0) < UNSURE_LINE_CONFIDENCE
+        or bool(get("corrected", ()))
+        or _digits_from_look_alikes(_line_text(line))
+    )
+
+
+def _digits_from_look_alikes(text: str) -> bool:
+    """Whether the extractor's reading of ``text`` holds a digit the text does not: "for G wks" read
+    as 6 weeks, "TAKE ) CAPSULE" as 1 capsule, "1Ong" as 10 mg. A likely reading, never a certain one,
+    so the patient is asked to check it (the numbers the page itself wrote are left alone)."""
+    from health.scheduler.extract import normalise  # imports spaCy: only when a line is checked
+
+    written = text.replace("½", "1/2").replace("¼", "1/4").replace("¾", "3/4")
+    return bool(Counter(re.findall(r"\d", normalise(text))) - Counter(re.findall(r"\d", written)))
 
 
 # -- confirming --------------------------------------------------------------------------------------

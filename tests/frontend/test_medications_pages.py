@@ -84,6 +84,27 @@ def test_a_line_with_a_word_the_decoder_chose_marks_its_fields():
     assert review_items(TEXT, READ, clear)[0]["uncertain"] == []
 
 
+def test_a_number_read_from_a_look_alike_glyph_marks_its_line():
+    text = "Tab Prednisolone 10 mg BD after meals fsr G wks"
+    read = [
+        {
+            "name": "prednisolone",
+            "strength": "10 mg",
+            "dose": None,
+            "times_per_day": 2,
+            "times": ["08:00", "20:00"],
+            "duration_days": 42,
+            "with_food": "after",
+        }
+    ]
+    [item] = review_items(text, read, [{"text": text, "confidence": 0.9, "corrected": []}])
+    assert "duration_days" in item["uncertain"]
+    # every number as written, a fraction sign included: nothing to check
+    clear = "Tab Prednisolone 10 mg ½ tab BD after meals for 6 wks"
+    [item] = review_items(clear, read, [{"text": clear, "confidence": 0.9, "corrected": []}])
+    assert item["uncertain"] == []
+
+
 @pytest.mark.django_db
 def test_the_review_page_shows_the_read_medicines_and_highlights_what_to_check(client, alice, read_prescription):
     client.force_login(alice)
