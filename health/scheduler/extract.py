@@ -365,7 +365,7 @@ _DOSE_PATTERN = re.compile(
 )
 _DOTTED = re.compile(r"(?<![A-Za-z])((?:[A-Za-z]\.){1,3}[A-Za-z])\.?(?![A-Za-z])")
 _NUMERIC_WORD = re.compile(
-    r"([(\[]?)([0-9OoIlS|Z]+(?:[.,/-][0-9OoIlS|Z]+)*)(mg|mcg|ml|g|gm|iu|units?|tabs?|caps?|d|days?|wks?|weeks?)?([).,;:\]]*)",
+    r"([(\[]?)([0-9OoIlS|Z]+(?:[.,/-][0-9OoIlS|Z]+)*)(mgs?|mcg|ml|g|gm|iu|units?|tabs?|caps?|d|days?|wks?|weeks?)?([).,;:\]]*)",
     re.I,
 )
 _UNIT_AFTER_NUMBER = re.compile(
@@ -435,6 +435,8 @@ def _repair_word(word: str) -> str:
     if glued_rule and word[1:].lower() in load_lexicon().names:
         return word[1:]  # "LGlimepiride": a table's rule read as a letter glued to the name
     lower = word.lower()
+    if "0" in lower and re.fullmatch(r"[a-z0]*[a-z][a-z0]*", lower) and lower.replace("0", "o") in _PAIR_SLIP_TARGETS:
+        return lower.replace("0", "o")  # "f00d", "m0rning": an o read as a zero inside a word
     if len(lower) < 3 or not lower.isalpha() or lower in NOT_DRUGS or lower in DIRECTION_WORDS:
         return word
     if lower in load_lexicon().names:
@@ -446,7 +448,9 @@ def _repair_word(word: str) -> str:
         if mended != lower and len(mended) >= 5:
             lower = mended  # "becltine" -> "bedtine", then one edit from "bedtime"
     hit = process.extractOne(lower, DIRECTION_WORDS, scorer=OSA.distance, score_cutoff=1)
-    if hit is None or hit[0][0] != lower[0]:
+    # The first letter must agree, except an m read as an n ("nonths", "neals": its last arch faint);
+    # never the other way, or "might" would become "night".
+    if hit is None or (hit[0][0] != lower[0] and (lower[0], hit[0][0]) != ("n", "m")):
         return word
     return hit[0]
 
@@ -728,7 +732,21 @@ def _dose(span: Span) -> float | None:
         value += _number(words[1]) or 0
     if "half" in words[1:]:
         value += 0.5
-    return value * SPOONS.get(words[-1], 1)
+    value *= SPOONS.get(words[-1], 1)
+    # More than this at one time is no dose anyone takes: a misread ("151 tablet" for "1 tablet") is left
+    # empty for the patient rather than shown.
+    return value if value <= _dose_limit(words[-1]) else None
+
+
+MAX_DOSE_UNITS = 10  # tablets, capsules, puffs, drops... at one time
+MAX_DOSE_ML = 60
+MAX_DOSE_INSULIN_UNITS = 300  # "units" of insulin: tens at a time are usual
+
+
+def _dose_limit(unit: str) -> float:
+    if unit in VOLUME_UNITS or unit in SPOONS:
+        return MAX_DOSE_ML
+    return MAX_DOSE_INSULIN_UNITS if unit in ("unit", "units", "u", "iu") else MAX_DOSE_UNITS
 
 
 def _duration(span: Span) -> int | None:

@@ -325,6 +325,10 @@ def test_a_unit_misread_after_a_number_is_read_as_the_unit(text, strength, dose_
         ("Tab Clopidogrel 75 mg OD after z meal", "with_food", "after"),
         ("TAKE ) CAPSULE OF AMOXICILLIN 500 MG TDS", "dose", 1),
         ("Tab Limcee 500 mg 0-0-) at night", "times", ["21:00"]),
+        # an m read as an n, an o read as a zero, an S for a 5 before "mgs"
+        ("Tab Pantoprazole 40 mg BD x 2 nonths", "duration_days", 60),
+        ("Cap Doxycycline 100 mg BD after f00d", "with_food", "after"),
+        ("Tab. Folvite Smgs 1-0-0", "strength", "5 mg"),
     ],
 )
 def test_handwriting_slips_in_the_directions_are_read(text, field, value):
@@ -339,11 +343,21 @@ def test_handwriting_slips_in_the_directions_are_read(text, field, value):
         ("Tab Metformin 500 mg (1-0-) after meals", "times_per_day", None),  # the last slot is lost
         ("2. Tab Levocetirizine 5 mg\n) TABLET QID", "dose", None),  # a bracket at a line's start
         ("Tab Paracetamol 650 mg BD 1d", "duration_days", None),  # a lone "1d" is not read as days
+        ("Tab Metformin 500 mg BD, you might feel sick", "times", ["08:00", "20:00"]),  # "might" is no "night"
+        ("Tab Pantocid 40 mg 151 tablet BD", "dose", None),  # no one takes 151 tablets at once
     ],
 )
 def test_what_a_slip_could_also_mean_is_left_for_the_patient(text, field, value):
     [med] = extract_medications(text)
     assert med[field] == value
+
+
+@pytest.mark.parametrize(
+    ("text", "dose"),
+    [("Insulin glargine 20 units at night", 20), ("Syp Lactulose 30 ml HS", 30), ("Tab Dolo 650 2 tabs SOS", 2)],
+)
+def test_large_doses_that_are_usual_are_kept(text, dose):
+    assert extract_medications(text)[0]["dose"] == dose
 
 
 def test_a_table_rule_read_as_a_letter_before_a_name_is_dropped():
