@@ -738,13 +738,13 @@ def _dose(span: Span) -> float | None:
     return value if value <= _dose_limit(words[-1]) else None
 
 
-MAX_DOSE_UNITS = 10  # tablets, capsules, puffs, drops... at one time
-MAX_DOSE_ML = 60
+MAX_DOSE_UNITS = 10  # tablets, capsules, puffs, sachets... at one time
+MAX_DOSE_ML = 60  # and drops: oral drops are counted in tens
 MAX_DOSE_INSULIN_UNITS = 300  # "units" of insulin: tens at a time are usual
 
 
 def _dose_limit(unit: str) -> float:
-    if unit in VOLUME_UNITS or unit in SPOONS:
+    if unit in VOLUME_UNITS or unit in SPOONS or unit in ("drop", "drops"):
         return MAX_DOSE_ML
     return MAX_DOSE_INSULIN_UNITS if unit in ("unit", "units", "u", "iu") else MAX_DOSE_UNITS
 

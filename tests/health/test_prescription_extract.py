@@ -354,7 +354,12 @@ def test_what_a_slip_could_also_mean_is_left_for_the_patient(text, field, value)
 
 @pytest.mark.parametrize(
     ("text", "dose"),
-    [("Insulin glargine 20 units at night", 20), ("Syp Lactulose 30 ml HS", 30), ("Tab Dolo 650 2 tabs SOS", 2)],
+    [
+        ("Insulin glargine 20 units at night", 20),
+        ("Syp Lactulose 30 ml HS", 30),
+        ("Tab Dolo 650 2 tabs SOS", 2),
+        ("Paracetamol drops 20 drops TDS", 20),
+    ],
 )
 def test_large_doses_that_are_usual_are_kept(text, dose):
     assert extract_medications(text)[0]["dose"] == dose
