@@ -494,10 +494,20 @@ def _join_pattern(match: re.Match) -> str:
     return " " + "-".join(g for g in match.groups() if g is not None) + " "
 
 
+FRACTION_SIGNS = {"½": "1/2", "¼": "1/4", "¾": "3/4"}
+
+
+def with_fractions_written(text: str, pad: str = "") -> str:
+    """ "½ tab" -> "1/2 tab": a fraction sign in the digits the extractor reads."""
+    for sign, written in FRACTION_SIGNS.items():
+        text = text.replace(sign, f"{pad}{written}{pad}")
+    return text
+
+
 def normalise(text: str) -> str:
     """One line of prescription text -> space-separated tokens (regexes: OCR digit/letter swaps and
     glued units are character-level fixes that spaCy's tokenizer exceptions cannot express)."""
-    s = text.replace("½", " 1/2 ").replace("¼", " 1/4 ").replace("¾", " 3/4 ")
+    s = with_fractions_written(text, " ")
     s = s.replace("\u20ac", "c")  # OCR reads a small "c" as a euro sign ("a.\u20ac.")
     s = s.replace("~", " ")  # a speck or a rule read as a tilde ("x 30 ~days")
     # a unit glued to a dotted abbreviation: "5 mlb.d." -> "5 ml b.d."

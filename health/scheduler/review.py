@@ -255,9 +255,9 @@ def _digits_from_look_alikes(text: str) -> bool:
     """Whether the extractor's reading of ``text`` holds a digit the text does not: "for G wks" read
     as 6 weeks, "TAKE ) CAPSULE" as 1 capsule, "1Ong" as 10 mg. A likely reading, never a certain one,
     so the patient is asked to check it (the numbers the page itself wrote are left alone)."""
-    from health.scheduler.extract import normalise  # imports spaCy: only when a line is checked
+    from health.scheduler.extract import normalise, with_fractions_written  # imports spaCy: only when needed
 
-    written = text.replace("½", "1/2").replace("¼", "1/4").replace("¾", "3/4")
+    written = with_fractions_written(text)
     return bool(Counter(re.findall(r"\d", normalise(text))) - Counter(re.findall(r"\d", written)))
 
 
