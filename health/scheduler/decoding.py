@@ -29,7 +29,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from health.scheduler.extract import DIRECTION_WORDS, FORMS, RULE_LETTERS, UNITS
+from health.scheduler.extract import DIGIT_FOR_LOOKALIKE, DIRECTION_WORDS, FORMS, RULE_LETTERS, UNITS, lookalike_digits
 from health.scheduler.lexicon import load_lexicon
 
 # How much less likely (in nats) than the greedy reading a vocabulary word may be and still be read:
@@ -39,9 +39,9 @@ from health.scheduler.lexicon import load_lexicon
 # reading: a word is replaced only where the recogniser itself was torn.
 MARGIN = 8.0
 AFTER_NUMBER = (*UNITS, "tab", "cap")  # what a short word after a number is: "5 mg", "1 tab"
-# Letters a hand's digit is read as: an open 0 as "C", a 1 as "I" or "l", a 5 as "S"...
-_LOOKALIKE_LETTERS = "CcOoDQIil|ZzSsGbTBgq"
-DIGIT_LOOKALIKES = str.maketrans(_LOOKALIKE_LETTERS, "00000011112255667899")
+# Every letter a hand's digit is read as: the candidates are scored against the strokes, so none is left out.
+_LOOKALIKE_LETTERS = "".join(letter for letter in DIGIT_FOR_LOOKALIKE if letter not in "]!")
+DIGIT_LOOKALIKES = lookalike_digits(_LOOKALIKE_LETTERS)
 _NUMBER_CHARS = set("0123456789.,/") | set(_LOOKALIKE_LETTERS)
 _CORE = re.compile(r"^([^A-Za-z]*?)([A-Za-z]+)([^A-Za-z]*)$")
 

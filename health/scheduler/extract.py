@@ -359,6 +359,28 @@ HEADER_ROLES = {
 
 # -- normaliser -------------------------------------------------------------------------------------
 
+# The digit a handwritten or printed glyph is read for: an open 0 as "C", a 1 as "I", "l" or "|", a 5
+# as "S"... One table, so every reader of a look-alike reads it as the same digit. Each reader takes
+# only the letters that cannot be a word where it reads them (``lookalike_digits``): the decoder
+# scores all of them against the strokes, a count before a duration unit takes more than a number
+# glued to a unit does.
+DIGIT_FOR_LOOKALIKE = {
+    **dict.fromkeys("CcOoDQ", "0"),
+    **dict.fromkeys("Iil|]!", "1"),
+    **dict.fromkeys("Zz", "2"),
+    **dict.fromkeys("Ss", "5"),
+    **dict.fromkeys("Gb", "6"),
+    "T": "7",
+    "B": "8",
+    **dict.fromkeys("gq", "9"),
+}
+
+
+def lookalike_digits(letters: str) -> dict[int, str]:
+    """A ``str.translate`` table reading each of ``letters`` as the digit it looks like."""
+    return str.maketrans({letter: DIGIT_FOR_LOOKALIKE[letter] for letter in letters})
+
+
 _SLOT = r"(?:\d/\d|\d\.\d|[0-4])"
 _DOSE_PATTERN = re.compile(
     rf"(?<![\d/.:-])({_SLOT})\s*[-+]\s*({_SLOT})\s*[-+]\s*({_SLOT})(?:\s*[-+]\s*({_SLOT}))?(?![\d/.:]|-\d)"
@@ -387,7 +409,7 @@ _DOUBLED_ABBREVIATION = re.compile(r"\b((?:OD|QD|BD|BID|TID|TDS|QID|QDS|HS|QHS)(
 # "for | week", "fsr G wks", "x I month": before a duration unit, a lone look-alike is the count, and
 # a three-letter word in "for"'s shape ("fsr", "tor", "f0r") is "for" (a duration needs its "for"
 # or "x" where the unit is a bare "d").
-_COUNT_LOOKALIKES = str.maketrans("|Il]!GbSZ", "111116652")
+_COUNT_LOOKALIKES = lookalike_digits("|Il]!GbSZ")
 _DURATION_LOOKALIKE = re.compile(
     r"\b(x|for|[fFtT][a-zA-Z0-9][rR])\s+([|Il\]!GbSZ]|\d+)\s*(?=(?:d|days?|dys|wks?|weeks?|months?|mths?)\b)"
 )
@@ -398,13 +420,16 @@ def _duration_count(match: re.Match) -> str:
     return f"{prefix} {match.group(2).translate(_COUNT_LOOKALIKES)} "
 
 
+_NUMBER_LOOKALIKES = lookalike_digits("OoIlS|Z")
+
+
 def _fix_numeric_word(match: re.Match) -> str:
     core = match.group(2)
     if not any(c.isdigit() for c in core) and not (core in ("S", "Z") and match.group(3)):
         return match.group(0)  # a word, except a lone S or Z glued to a unit: "x Sd", "Zmg" are 5d, 2mg
     if "S" in core and not match.group(3):
         return match.group(0)  # an S read for a 5 only where a unit follows ("7Smg"): "5S" alone is not a number
-    core = core.translate(str.maketrans("OoIlS|Z", "0011512"))
+    core = core.translate(_NUMBER_LOOKALIKES)
     return match.group(1) + core + (match.group(3) or "") + match.group(4)
 
 
