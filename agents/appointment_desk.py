@@ -103,7 +103,7 @@ _NEW_TIME_LATER = re.compile(r"\b(?:instead|rather|how about|what about|can we d
 # Words of something else the patient may cancel or change: not an appointment.
 _OTHER_THING = re.compile(
     r"\b(?:sos|alarm|alert|ambulance|reminders?|medications?|medicines?|meds|pills?|doses?|tablets?|"
-    r"messages?|texts?|sms|prescriptions?|subscription|order|password|account)\b",
+    r"messages?|texts?|sms|prescriptions?|scripts?|subscription|order|password|account)\b",
     re.I,
 )
 _HAS = re.compile(
@@ -115,6 +115,9 @@ _HAS = re.compile(
     rf"|\b{_DAYS}'?s\s+(?:\w+\s+)?{_APPOINTMENT}\b|\bam i booked(?: in)?\b"
     rf"|\bwhat(?:'s| is| have i got| do i have)\s+booked\b"
     rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b|\b{_AT_TIME}\b"
+    # "show me what I have booked", "remind me what time the cardiology appointment is"
+    r"|\bwhat\s+(?:i|we)\s+(?:have|'ve|got|have got)\s+booked\b|\bwhat(?:'s| has)\s+been\s+booked\b"
+    rf"|\b(?:what time|what day|which day|when)\s+(?:the|my)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT}\s+is\b"
     # "did you book me in with the urologist", "can you check if I have an appointment", "mum's appointment"
     r"|\b(?:did|have|has)\s+(?:you|they|someone|anyone)\s+(?:book|booked)\s+(?:me|us|him|her)\b"
     # "did I book something for Friday?", "have I booked anything": what was booked, not a new booking
@@ -156,7 +159,8 @@ _OTHER_SLOT = re.compile(
 # An appointment the patient has, said without the word: "when am I next seeing the doctor", "can I
 # come at 2pm instead", "9am is too early, can I come later".
 _SEEING = re.compile(
-    r"\b(?:when|what time|what day|which day|where)\s+(?:am|do)\s+i\s+(?:next\s+)?(?:seeing|see|meeting|visiting|"
+    r"\b(?:when|what time|what day|which day|where)\s+(?:(?:am|do)\s+i|(?:is|does)\s+(?:my\s+)?[a-z]+|are\s+we)\s+"
+    r"(?:next\s+)?(?:seeing|see|meeting|visiting|"
     r"going to see|due to see|supposed to see|have to see|need to see|(?:need to |have to |)go to)\b"
     r"|\bwhen\s+i'?m\s+(?:next\s+)?(?:seeing|meeting)\b"
     # "which doctor am I seeing on tuesday", "what specialist do I see next"
@@ -169,6 +173,11 @@ _COME_OTHER_TIME = re.compile(
     r"|\b(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)\b(?:[^.?!]|\.\d)*"
     r"\b(?:my|instead)\b"
     r"|\b(?:can|could|may)\s+i\s+(?:come|come in|be seen|see\s+(?:the|my)\s+\w+)\b(?:[^.?!]|\.\d)*\binstead\b"
+    r"|\b(?:can|could)\s+(?:the|my)\s+\w+\s+see\s+(?:me|us|him|her)\s+(?:\w+\s+){0,2}?(?:earlier|later|sooner)\b"
+    # "the appointment time doesn't suit me anymore": the time kept, not the appointment dropped
+    rf"|\b{_APPOINTMENT}(?:'?s)?(?:\s+(?:time|day|date))?\s+(?:\w+\s+){{0,1}}?(?:doesn'?t|does not|no longer)\s+"
+    r"(?:work|suits?)\b"
+    r"(?:\s+(?:for\s+)?(?:me|us))?(?:\s+any\s*more)?\W*$"
     r"|\btoo\s+(?:early|late|soon)\b[^.?!]*\b(?:later|earlier|another|instead|afternoon|morning|evening)\b"
     # "could we do thursday instead", "make it friday instead", "I'd prefer a morning one instead"
     rf"|\b(?:could|can)\s+(?:we|i|you)\s+(?:do|make it|have it|go for)\s+(?:\w+\s+){{0,2}}?"

@@ -43,7 +43,9 @@ _WANTS = re.compile(
     # "dermatologist on friday please", "I'm after a psychiatrist appointment", "sign me up for a dermatologist",
     # "do you have any gynaecologist appointments", "what's the first dermatologist slot"
     r"please|pls|plz|i'?m after|looking for|set me up|sign me up|reserve|(?:do|have) you (?:have|got)|"
-    r"first\s+(?:\w+\s+){0,2}?(?:slot|appointment|opening|time))\b",
+    r"first\s+(?:\w+\s+){0,2}?(?:slot|appointment|opening|time))\b"
+    # "any dermatology appointments tomorrow": asked as a question about free ones
+    r"|^\W*any\s+\w+\s+(?:appointments?|appts?|slots?|openings?)\b",
     re.I,
 )
 _NOT = re.compile(

@@ -110,7 +110,7 @@ _NEGATED = re.compile(
 # --- photo: "I have a photo of my prescription", "can I upload my prescription" -------------
 _PRESCRIPTION = (
     r"(?:prescriptions?|script|rx|pharmacy label|(?:printed|written) list of (?:my |the )?"
-    r"(?:medicines|medications|meds|tablets|pills)|medication list)"
+    r"(?:medicines|medications|meds|tablets|pills)|(?:medication|medicine|meds|pill|tablet) list)"
 )
 _PHOTO = re.compile(
     rf"\b(?:photos?|pictures?|pics?|images?|scans?|scanned|snaps?|snapped|snapshot|photograph\w*|camera|upload\w*|"
@@ -124,6 +124,12 @@ _PHOTO = re.compile(
     rf"|\bread\s+(?:my|the|this|a|his|her)\s+(?:new\s+)?{_PRESCRIPTION}\b"
     # "I got a prescription from my doctor, can you read it?"
     rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:read|scan|go through|type up)\s+it\b"
+    # "my prescription changed, here's the new one", "I have the prescription slip with me, what now"
+    rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:here'?s|here is|i'?ve got|i have|i got)\s+(?:the|a|my)\s+new\s+one\b"
+    rf"|\b(?:have|got)\s+(?:the|my|a|this)\s+(?:new\s+)?{_PRESCRIPTION}(?:\s+slip)?\s+"
+    r"(?:with me|here|in (?:my )?hand)\b"
+    # "can you scan the label on my tablets": the pharmacy's label is a prescription's words
+    r"|\b(?:scan\w*|read|photo\w*|picture)\s+(?:of\s+)?(?:the|my|this)\s+(?:pharmacy\s+)?label\b"
     # "can I add my medicines by taking a photo": the list comes from a photographed prescription
     r"|\b(?:add|enter|put in|set up|load)\s+(?:all\s+)?(?:my|the)\s+(?:medicines?|medications?|meds|pills|tablets)\b"
     r"[^.?!]*\b(?:photos?|pictures?|pics?|snaps?|camera|scan\w*)\b"
@@ -138,6 +144,11 @@ _PHOTO = re.compile(
     rf"|\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\s+(?:in\s+)?"
     rf"(?:my|the|a|this|new|a new)\s+(?:new\s+)?{_PRESCRIPTION}\b",
     re.I,
+)
+# "The doctor gave me a prescription, can you set it up", "I got a script from the GP, can you put it in":
+# the paper handed over, unless the message itself says which medicine (then it is dictated: a reminder).
+_PRESCRIPTION_HANDED = re.compile(
+    rf"\b{_PRESCRIPTION}\b[^.?!]*\b(?:set|put|add|load|enter)\s+(?:it|them|that|this)(?:\s+(?:up|in|on))?\b", re.I
 )
 # Sending a prescription elsewhere (a pharmacy, a doctor) is not an upload to the app.
 _ELSEWHERE = re.compile(r"\bto\s+(?:the|my|a)?\s*(?:pharmacy|pharmacist|chemist|doctor|gp|clinic|hospital)\b", re.I)
@@ -159,7 +170,9 @@ _EVERYTHING = re.compile(r"\b(?:everything|all (?:my|of them|today'?s)|all\s*$)\
 # "How many tablets do I have today": a count of the day's doses, not how much of a medicine to take.
 _HOW_MANY_TODAY = re.compile(
     rf"\bhow\s+many\s+(?:\w+\s+)?{_PILL}\s+(?:do\s+i\s+(?:have|take|need)|have\s+i\s+got|are\s+(?:left|due)|"
-    r"left|to take)\b[^.?!]*\b(?:today|tonight|left|now|this (?:morning|afternoon|evening))\b",
+    r"left|to take)\b[^.?!]*\b(?:today|tonight|left|now|this (?:morning|afternoon|evening))\b"
+    # "how many pills today?": the count and the day alone
+    rf"|^\W*how\s+many\s+(?:\w+\s+)?{_PILL}\s+(?:for\s+)?(?:today|tonight)\W*$",
     re.I,
 )
 # "Tick off my warfarin", "cross off the evening tablets": marked done without the word "taken".
@@ -186,7 +199,7 @@ _TODAY_ASKS = (
     ),
     # "what's my medication schedule", "my pill times"
     re.compile(
-        rf"\b(?:my|today'?s|the)\s+(?:{_PILL}|pill|medication|medicine|dose)\s+(?:schedule|list|times|timetable|"
+        rf"(?:\b(?:my|today'?s|the)\s+|^\W*)(?:{_PILL}|pill|medication|medicine|dose)\s+(?:schedule|list|times|timetable|"
         rf"plan|regimen|routine|chart)\b",
         re.I,
     ),
@@ -208,6 +221,9 @@ _TODAY_ASKS = (
     re.compile(
         r"\bwhat\s+(?:do|should|must|have|am)\s+i\s+(?:supposed to\s+|meant to\s+|got\s+|need to\s+|have to\s+)?"
         r"(?:left\s+)?(?:to\s+)?take\b"
+        # "what should mum be taking tonight", "what does dad take this evening"
+        r"|\bwhat\s+(?:should|must|does|is|do)\s+(?:my\s+)?[a-z]+\s+(?:be\s+taking|take|supposed to take|"
+        r"meant to take|need to take|have to take)\b[^.?!]*\b(?:today|tonight|now|this (?:morning|afternoon|evening))\b"
         r"|\b(?:what(?:'s| is| have i got)|anything|something)\s+left\s+to\s+take\b"
         r"|\bremind\s+me\s+what\s+i\s+(?:take|have to take|need to take)\b"
         r"|\b(?:do|have)\s+i\s+(?:still\s+)?(?:got\s+)?(?:need|have|got)\s+to\s+take\s+(?:anything|something|any\w*)\b"
@@ -325,6 +341,8 @@ _BARE_TODAY = re.compile(
 # The questions of _TODAY_ASKS that need no medicine word: "what do I take today", "what are my reminders".
 _ASKS_WHAT_IS_DUE = re.compile(
     r"^\W*(?:what\s+(?:do|should|must|have|am)\s+i\b|.*\bdue\b|.*\breminders\b|.*\bleft\s+to\s+take\b|"
+    r"what\s+(?:should|must|does|is|do)\s+(?:my\s+)?[a-z]+\s+(?:be\s+taking|take|supposed to take|meant to take|"
+    r"need to take|have to take)\b|"
     r".*\bremind\s+me\s+what\b|"
     r".*\btake\s+(?:anything|something)\b)",
     re.I,
@@ -338,7 +356,8 @@ def read(message: str) -> MedicineRequest | None:
         return None
     kind = None
     # "I have a photo of my prescription, can you set up reminders?": the photo page sets them up.
-    if _PHOTO.search(text) and not _ELSEWHERE.search(text):
+    handed = _PRESCRIPTION_HANDED.search(text) and not any(_is_medicine(w) for w in _words(text))
+    if (_PHOTO.search(text) or handed) and not _ELSEWHERE.search(text):
         kind = PHOTO
     elif _SET_REMINDER.search(text) or _NOT_MINE.search(text):
         # A new reminder for one medicine the lexicon knows, with a schedule the user said: proposed by

@@ -75,6 +75,12 @@ READS = [
     ("wen is my nxt appt", desk.LIST),
     ("the time you gave me for the cardiologist doesn't work, anything later?", desk.RESCHEDULE),
     ("9am doesn't suit me, anything later for my dentist appointment?", desk.RESCHEDULE),
+    # a fourth round of phrasings, written as a check of the rules before they were widened
+    ("remind me what time the cardiology appointment is", desk.LIST),
+    ("what day is mum seeing the neurologist", desk.LIST),
+    ("show me what i have booked", desk.LIST),
+    ("could the neurologist see me earlier instead", desk.RESCHEDULE),
+    ("the appointment time doesnt suit me anymore", desk.RESCHEDULE),
 ]
 
 NOT_THE_DESK = [
@@ -100,6 +106,9 @@ NOT_THE_DESK = [
     "can I book something for Friday?",
     "the app doesn't work, anything later?",
     "my inhaler doesn't work, anything stronger?",
+    "i got a script from the gp, can you put it in",  # a prescription, not an appointment to move
+    "my watch time doesn't work anymore",
+    "could a neurologist see me this week",  # a new booking
 ]
 
 

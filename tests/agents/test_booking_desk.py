@@ -27,6 +27,7 @@ READS = [
     ("sign me up for a dermatologist", "dermatologist"),
     ("do you have any cardiologist appointments next week", "cardiologist"),
     ("what's the first dermatologist slot", "dermatologist"),
+    ("any dermatology appointments tomorrow", "dermatologist"),
 ]
 NOT_THE_DESK = [
     "I have chest pain, book me a cardiologist",
@@ -38,6 +39,7 @@ NOT_THE_DESK = [
     "I'd like to cancel the cardiologist",
     # a long message with "a doctor" in it describes a problem (the lexicon may miss its words): triage
     "my arm burns way out of proportion to the injury and the skin keeps changing colour, need a doc",
+    "any dermatology creams you would recommend",
 ]
 
 

@@ -74,6 +74,16 @@ READS = [
     ("what medicines do I take in the morning", desk.DOSES_TODAY),
     ("I snapped my prescription with my phone", desk.PHOTO),
     ("can I add my medicines by taking a photo", desk.PHOTO),
+    # a fourth round of phrasings, written as a check of the rules before they were widened
+    ("what should mum be taking tonight", desk.DOSES_TODAY),
+    ("medication plan today?", desk.DOSES_TODAY),
+    ("how many pills today", desk.DOSES_TODAY),
+    ("the doctor gave me a prescription, can you set it up", desk.PHOTO),
+    ("where do i put a picture of my meds list", desk.PHOTO),
+    ("i got a script from the gp, can you put it in", desk.PHOTO),
+    ("my prescription changed, here's the new one", desk.PHOTO),
+    ("i have the prescription slip with me, what now", desk.PHOTO),
+    ("can you scan the label on my tablets", desk.PHOTO),
 ]
 
 # A new reminder: (what the user typed, the medicine the desk names)
@@ -130,6 +140,9 @@ NOT_THE_DESK = [
     "is it time for my appointment",
     "is it time for bed",
     "I snapped my wrist",
+    # a prescription dictated in words is a reminder to set, not a photo to upload
+    "the doctor gave me a prescription for metformin twice a day, can you set it up",
+    "what should my son take for a fever tonight",
 ]
 
 
