@@ -231,6 +231,11 @@ REQUEST = [
     # "help!", "help me now", "urgent help": a bare "help" asks what the assistant can do
     _r(r"^\W*(?:please\s+)?help(?:\s+(?:me|us|him|her))?(?:\s+(?:please|someone|anyone))?\s*!"),
     _r(rf"\bhelp\b{_S}{{0,20}}\b(?:urgent|urgently|asap|immediately|right now|now!)"),
+    # "get help now", "I need help fast" (the whole message, or followed by what is happening)
+    _r(
+        r"^\W*(?:please\s+)?(?:i\s+)?(?:get|send|need)\s+(?:me\s+|us\s+)?help\s+(?:now|fast|quick|quickly|asap|"
+        r"immediately|right now)\b(?!\s+(?:with|for|on|about|to)\b)"
+    ),
     _r(rf"\b(?:urgent|urgently|immediate|immediately){_S}{{0,15}}\bhelp\b"),
     _r(r"^\W*help\W+help\b"),
     # "alert my emergency contacts", "I'm in danger": the people the SOS tells, asked for by the user
@@ -263,10 +268,11 @@ _CHEST_WITH = [
         r"\b(?:dizzy|faint|light-?headed|about to pass out|going to pass out|nauseous|vomiting|throwing up"
         r"|(?:feel|feeling|felt) sick)\b"
     ),
+    _r(r"\b(?:grey|gray|ashen|pale|turned white|gone white)\b"),
 ]
 _CHEST_SEVERE = _r(
     r"\b(?:severe|crushing|unbearable|terrible|extreme|excruciating|worst|sudden|suddenly|really bad|very bad"
-    r"|intense|massive)\b"
+    r"|intense|massive|getting worse|worsening)\b"
 )
 
 # Someone the user is with, said as the subject of what happens to them: "my husband won't
@@ -276,6 +282,14 @@ _PERSON = (
     r"(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|mother|dad|father|husband|wife|son|daughter|baby|child|kid|"
     r"grand\w+|brother|sister|friend|partner|boyfriend|girlfriend|uncle|aunt|toddler|newborn|flatmate|"
     r"roommate|neighbou?r))"
+)
+
+# A child, and medicines that are not theirs or more than a dose: what a child gets into.
+_CHILD = r"(?:toddler|baby|child|kid|little (?:one|boy|girl)|(?:my|our) (?:son|daughter|\d+ year old))"
+_MEDICINES = r"(?:pills|tablets|capsules|meds|medicines?|medications?|painkillers|vitamins|iron)"
+_SOME_OF = (
+    r"(?:some of|a handful of|lots of|loads of|a lot of|a bunch of|several of|a few of|all of|a bottle of|a pack of|"
+    r"my|your|(?:grand)?(?:mum|mom|dad|nan|gran|ma|pa)'s)"
 )
 
 # Acute red flags, each of which is an emergency by itself when it is happening now.
@@ -367,13 +381,15 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:unconscious|unresponsive|not responding(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))|"
             r"won't wake up|can't wake (?:him|her|them|up)|"
-            r"not waking up|not moving|(?:gone|went|going|is) (?:all )?floppy|"
+            r"not waking up|not moving|(?:gone|went|going|is|feels?|seems?|looks?) (?:all |very |really )?floppy|"
+            r"in and out of consciousness|losing consciousness|lost consciousness|can't stay awake|"
+            r"passing out|keeps? fainting|"
             r"collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
         ),
     ],
     "unresponsive": [
         _r(
-            rf"\b{_PERSON}(?:'s|'re)?\b(?:\s+[\w']+){{0,6}}?\s+(?:isn't|is not|not|won't|will not|doesn't|does not|"
+            rf"\b{_PERSON}(?:'s|'re)?\b(?:\s+[\w']+){{0,10}}?\s+(?:isn't|is not|not|won't|will not|doesn't|does not|"
             r"aren't|stopped|has stopped)\s+respond(?:ing)?\b(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))"
         ),
         # a person gone limp (a limb or anything else that "went limp" is for a booking)
@@ -382,8 +398,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     # a fall they do not get up from (typed by the one who fell, too)
     "fall": [
         _r(
-            r"\b(?:fell|fallen|fall|collapsed)(?: down| over)? and "
-            r"(?:is not|isn't|can't|won't|not|cannot) (?:getting up|get up|moving)\b"
+            r"\b(?:fell|fallen|fall|collapsed)(?: down| over)? and (?:(?:i|he|she|they|we)(?:'s|'m)?\s+)?"
+            r"(?:is not|isn't|can't|won't|not|cannot|am not|'m not) (?:getting up|get up|moving)\b"
         ),
     ],
     "bleeding": [
@@ -401,6 +417,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         _r(r"\bbleeding\s+(?:heavily|badly|a lot|profusely|everywhere|non-?stop|so much|out)\b|\bblood everywhere\b"),
         _r(r"\b(?:vomiting|throwing up|coughing up|coughing|puking)\s+(?:up\s+)?blood\b"),
+        # "she's been sick with blood in it", "vomit full of blood"
+        _r(
+            r"\b(?:been sick|is sick|was sick|being sick|vomit\w*|throw\w* up|threw up|puk\w*)\s+"
+            r"(?:with|of|full of|containing)\s+(?:\w+\s+){0,2}?blood\b"
+        ),
     ],
     "seizure": [
         _r(
@@ -419,13 +440,18 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:fade|fading|blanch\w*)\b(?!\s+(?:after|for|in)\b)"
         ),
         _r(r"\bnon[- ]?blanching\b"),
+        # "a rash that doesn't go away when I press a glass on it"
+        _r(
+            rf"\b(?:rash|spots)\b{_S}{{0,30}}\b(?:doesn't|does not|won't|will not|didn't|isn't|is not|not)\s+"
+            rf"(?:go away|disappear|go|change|fade)\b{_S}{{0,30}}\b(?:glass|tumbler)\b"
+        ),
     ],
     "poisoning": [
         # not a bare "OD": on a prescription it is "once daily"
         _r(r"\b(?:overdose|overdosed|overdosing|od'd|od-ed|oded)\b|\b(?:an|took an?) od\b"),
         _r(
-            rf"\b(?:took|taken|swallowed|ate|eaten|drank|drunk|had)\b{_S}{{0,20}}\b(?:too many|too much|a whole|"
-            r"the whole|all (?:my|his|her|the))\b"
+            rf"\b(?:took|taken|swallowed|ate|eaten|drank|drunk|had)\b{_S}{{0,20}}\b(?:too many|too much|"
+            r"(?:a|the|my|his|her|their) (?:whole|entire)|all (?:my|his|her|the))\b"
         ),
         _r(
             rf"\b(?:swallowed|drank|drunk|ate|eaten|took|taken)\b{_S}{{0,20}}\b(?:bleach|poison|detergent|pesticide|"
@@ -441,6 +467,18 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"\b(?:took|taken|swallowed|ate|eaten|had)\s+an?\s+(?:(?:full|whole|entire)\s+)?"
             rf"(?:bottle|pack|packet|box|strip|tub)\s+of\b{_S}{{0,25}}\b(?:pills|tablets|capsules|meds|"
             r"medicines?|medications?|painkillers|paracetamol|ibuprofen|aspirin|insulin)\b"
+        ),
+    ],
+    # a child who got into the medicines: "the toddler found my pills and ate some"
+    "child_poisoning": [
+        _r(rf"\b{_CHILD}\b{_S}{{0,30}}\b(?:found|got into|got hold of|got at|opened)\b{_S}{{0,25}}\b{_MEDICINES}\b"),
+        _r(
+            rf"\b{_CHILD}\b{_S}{{0,30}}\b(?:ate|eaten|swallowed|chewed|took|taken)\s+{_SOME_OF}{_S}{{0,20}}"
+            rf"\b{_MEDICINES}\b"
+        ),
+        _r(
+            rf"\b{_CHILD}\b{_S}{{0,30}}\b{_MEDICINES}\b{_S}{{0,25}}\b(?:ate|eaten|swallowed|chewed)\s+"
+            r"(?:some|a few|several|lots|loads|a handful|all|them|it)\b"
         ),
     ],
     # injuries that need an ambulance whatever else is said
@@ -462,6 +500,21 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"|\b(?:badly|seriously|severely) (?:hurt|injured)\b"
         ),
         _r(r"\bknocked (?:out|unconscious)\b"),
+        _r(
+            r"\b(?:in|had|been in)\s+an?\s+(?:bad\s+|serious\s+|car\s+)?(?:crash|collision|pile-?up)\b"
+            r"|\b(?:leg|legs|arm|foot|feet|hand|head|body)\s+(?:is\s+|are\s+|got\s+)?(?:trapped|pinned|stuck under)\b"
+            r"|\btrapped\s+(?:in|under|inside)\s+(?:the\s+|a\s+|his\s+|her\s+|my\s+|their\s+)?(?:car|vehicle|wreck\w*|"
+            r"rubble|debris|lift|elevator|machine\w*|burning|fire)\b"
+            r"|\bappendix\b[^.!?;]{0,20}\b(?:burst|bursting|ruptured?)\b"
+        ),
+        # smoke breathed in, a fire now (not the alarm or a drill), a body pulled from the water
+        _r(
+            r"\bsmoke inhalation\b|\b(?:inhaled|breathed in|breathing in|swallowed)\s+(?:a lot of\s+|lots of\s+|"
+            r"too much\s+|some\s+)?smoke\b|\b(?:house|flat|home|kitchen|building|room|apartment)\s+(?:is\s+)?on fire\b"
+            r"|\bthere's a fire\b(?!\s+(?:alarm|drill|door|exit|extinguisher|safety|escape|risk))"
+            r"|\b(?:pulled|fished|rescued|dragged)\s+(?:\w+\s+){0,2}?(?:out of|from)\s+(?:the\s+)?"
+            r"(?:water|pool|river|sea|lake|canal|bath)\b|\bnear(?:ly)?[- ]drown\w*"
+        ),
         _r(r"\bheart\s+(?:is\s+|has\s+)?(?:stopping|stopped|stopped beating|not beating)\b|\bno pulse\b"),
     ],
     "anaphylaxis": [
@@ -474,6 +527,69 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
 }
 
 _PURPLE_RASH = r"(?:purple|purplish|dark red) (?:rash|spots|blotches)"
+
+# A blood pressure of 180/120 or more with a sign of harm to the organs is a hypertensive emergency
+# (the American Heart Association's advice: call the emergency number). The reading alone, without
+# such a sign, is for the doctor today, not for an ambulance, so both must be said.
+_PRESSURE = re.compile(r"(?<![\d/.])(\d{2,3})\s*(?:/|over)\s*(\d{2,3})(?![\d/])")
+_PRESSURE_CRISIS = (180, 120)
+_ORGAN_SIGN = _r(
+    r"\b(?:chest pain|chest (?:hurts|is tight)|short(?:ness)? of breath|can't breathe|breathless|back pain|numb\w*|"
+    r"weak(?:ness)? (?:in|on)|blurr\w*|vision|can't see|confus\w*|slurr\w*|can't speak|(?:severe|terrible|"
+    r"bad|splitting|awful|worst|pounding|excruciating) headache|headache (?:is )?(?:severe|terrible|awful))\b"
+)
+
+
+# Other numbers a frightened user types from a watch or a finger clip: oxygen under 90 % is too little
+# by itself; a pulse of 150 or more, or 40 or less, is an emergency with fainting, chest pain or
+# breathlessness (the same signs that make a racing heart one above).
+_OXYGEN = re.compile(
+    r"\b(?:oxygen|o2|sats?|saturation|spo2|sp02|pulse ?ox\w*)\b"
+    r"(?!\s+(?:tank|cylinder|concentrator|bottle|machine|supply))[^.!?;\d]{0,20}?(?<![\d.])(\d{2})(?![\d.])"
+)
+_OXYGEN_LOW = 90
+_PULSE = re.compile(
+    r"\b(?:heart ?rate|pulse|hr)\b[^.!?;\d]{0,20}?(?<![\d.])(\d{2,3})(?![\d.])|(?<![\d.])(\d{2,3})\s*bpm\b"
+)
+_PULSE_LIMITS = (40, 150)
+_PULSE_SIGN = _r(
+    r"\b(?:faint\w*|pass(?:ed|ing)? out|black(?:ing)? out|dizzy|light-?headed|collaps\w*|chest pain|chest hurts|"
+    r"short(?:ness)? of breath|can't breathe|breathless|confus\w*)\b"
+)
+
+
+def _vital_crisis(clauses: list[str]) -> str | None:
+    """Oxygen under 90 %, or a pulse of 150+ or 40- with a sign, said now."""
+    for clause in clauses:
+        for match in _OXYGEN.finditer(clause):
+            if 50 <= int(match.group(1)) < _OXYGEN_LOW and _now(clause, match.start(), match.end()):
+                return match.group(0)
+        for match in _PULSE.finditer(clause):
+            rate = int(match.group(1) or match.group(2))
+            low, high = _PULSE_LIMITS
+            if (20 <= rate <= low or high <= rate <= 300) and _now(clause, match.start(), match.end()):
+                sign = _found([_PULSE_SIGN], clauses)
+                if sign:
+                    return f"{match.group(0)} + {sign}"
+    return None
+
+
+def _pressure_crisis(clauses: list[str]) -> str | None:
+    """A reading of 180/120 or more said now, with a sign of harm to the organs in the same message."""
+    for clause in clauses:
+        for match in _PRESSURE.finditer(clause):
+            systolic, diastolic = int(match.group(1)), int(match.group(2))
+            # a blood pressure at all: the higher number first, within what a cuff can read
+            if not (60 <= diastolic < systolic <= 300):
+                continue
+            if (systolic >= _PRESSURE_CRISIS[0] or diastolic >= _PRESSURE_CRISIS[1]) and _now(
+                clause, match.start(), match.end()
+            ):
+                sign = _found([_ORGAN_SIGN], clauses)
+                if sign:
+                    return f"{match.group(0)} + {sign}"
+    return None
+
 
 # Two things said in one sentence that make an emergency together, often with a comma between them
 # ("he hit his head, he's bleeding and confused"; "I'm allergic to peanuts and just ate one, my
@@ -607,7 +723,7 @@ _LASTING = re.compile(
     r"when(?:ever)? (?:i|he|she) (?:climb|walk|run|exercise|jog|lie down|sleep|work out|"
     r"go up|breathe|breath|cough|sneeze|lie|sit|kneel|stand up|cross)|"
     r"on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
-    r"been having|lately|chronic|check[- ]?up|follow[- ]?up|in the cold|"
+    r"been having|lately|these days|nowadays|chronic|check[- ]?up|follow[- ]?up|in the cold(?! water)|"
     r"rehab\w*|recovery|recovering|medication for|tablets for|pills for|period|periods|menstrual|"
     r"through (?:my|his|her|the) nose|blocked nose|stuffy nose|in (?:the )?winter|in cold weather)\b"
 )
@@ -638,7 +754,7 @@ def _now(clause: str, start: int, end: int, *, request: bool = False) -> bool:
 
 # "I passed out", "I fainted": the user who types it is awake again (a booking); "my wife passed out"
 # is an SOS, and so is "I collapsed and can't get up" (the fall pattern).
-_TYPED_BY_THEM = re.compile(r"\bi(?:'ve| have| had)?(?: just| nearly| almost| kind of| sort of)?\s*$")
+_TYPED_BY_THEM = re.compile(r"\bi(?:'ve| have| had| keep)?(?: just| nearly| almost| kind of| sort of)?\s*$")
 
 
 def _found(
@@ -687,6 +803,12 @@ def emergency(text: str) -> Emergency | None:
         found = _found(patterns, clauses, awake=kind == "unconscious")
         if found:
             return Emergency(kind, found)
+    pressure = _pressure_crisis(clauses)
+    if pressure:
+        return Emergency("blood_pressure", pressure)
+    vital = _vital_crisis(clauses)
+    if vital:
+        return Emergency("vital_signs", vital)
     for kind, patterns in ONGOING.items():
         found = _found(patterns, clauses, request=True)  # a negation still stops it
         if found:

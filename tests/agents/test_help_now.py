@@ -183,6 +183,27 @@ EMERGENCIES = [
     # the people the SOS tells, asked for; a racing heart with fainting
     "notify my emergency contacts, I'm in danger",
     "my heart is racing at 200 and I'm about to faint",
+    # a fifth and sixth batch, written as a check of the rules before these were added
+    "she drank a bottle of vodka and took pills and won't respond",
+    "the baby has a fever and a rash that doesnt go away when i press a glass on it",
+    "he's been in the cold water and won't wake up",
+    "my blood pressure is 220/130 and i have a terrible headache",
+    "i fell and i can't get up, i think my hip is broken and i'm alone",
+    "there's a fire and someone inhaled smoke and is coughing badly",
+    "my oxygen is 82 percent and im struggling",
+    "my heart rate is 210 and i feel faint",
+    "my pulse is 30 and i'm dizzy and about to pass out",
+    "nan's been sick with blood in it and is very pale",
+    "i think my appendix burst, the pain is unbearable",
+    "our baby isn't moving much and feels floppy",
+    "I need help fast my husband's chest pain is getting worse and he's grey",
+    "get help now",
+    "we were in a crash, my leg is trapped",
+    "my mum took her whole month of pills at once",
+    "toddler found my pills and ate some of them",
+    "he's going in and out of consciousness",
+    "she keeps passing out",
+    "he can't stay awake and his breathing is weird",
 ]
 
 NOT_EMERGENCIES = [
@@ -309,6 +330,24 @@ NOT_EMERGENCIES = [
     "my daughter has a fever and a stiff neck from sleeping badly, should she see a doctor",
     "I can't feel my right hand fingers in the cold",
     "my vision goes blurry when I stand up",
+    # near misses of the fifth and sixth batches' rules
+    "my blood pressure was 185/125 last week and i had a headache",
+    "my blood pressure is 190/100 this morning",
+    "bp 150/95 and a bad headache",
+    "there's a fire drill at work tomorrow",
+    "i breathed in some smoke from the bbq yesterday and my throat hurts",
+    "my eczema rash doesn't go away, and it hurts when i press on it",
+    "my oxygen was 94 this morning, is that ok",
+    "my oxygen tank is at 80 percent, when should I order more",
+    "my resting heart rate is 45, i'm a runner",
+    "heart rate 155 on the treadmill",
+    "i need help now to change my appointment",
+    "i keep passing out when i stand up too fast",
+    "i was sick after my blood test",
+    "my son took his vitamins this morning",
+    "my toddler ate his dinner and then took a nap",
+    "i'm trapped in a bad job lol",
+    "i fell over and can't get up from the sofa without help these days",
 ]
 
 
