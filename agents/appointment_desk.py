@@ -109,12 +109,15 @@ _OTHER_THING = re.compile(
 _HAS = re.compile(
     rf"\bmy\s+(?:\w+\s+){{0,5}}?{_APPOINTMENT}\b|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,2}}?(?:i have|i've got|i got|"
     rf"do i have|have i got|i booked|you booked|is booked|are booked|coming up|booked for me)\b"
-    rf"|\b(?:do|did)\s+i\s+have\s+(?:an?y?|some|one|an)?\s*(?:\w+\s+){{0,2}}?{_APPOINTMENT}\b"
+    rf"|\b(?:do|did)\s+i\s+(?:still\s+)?have\s+(?:an?y?|some|one|an|the|my)?\s*(?:\w+\s+){{0,2}}?{_APPOINTMENT}\b"
     rf"|\b(?:have|has)\s+(?:i|he|she|we)\s+got\s+(?:an?y?|some|one|an)?\s*(?:[\w']+\s+){{0,2}}?{_APPOINTMENT}\b"
     rf"|\b(?:do|did|have)\s+i\s+(?:have|got)\s+(?:anything|something|any\w*)\s+(?:booked|scheduled|coming up)\b"
     rf"|\b{_DAYS}'?s\s+(?:\w+\s+)?{_APPOINTMENT}\b|\bam i booked(?: in)?\b"
     rf"|\bwhat(?:'s| is| have i got| do i have)\s+booked\b"
     rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b|\b{_AT_TIME}\b"
+    rf"|\bthe\s+(?:\w+(?:ist|ian|ogy|ics|iatry)|gp|ent|(?:\w+\s+)?doctor'?s?)\s+{_APPOINTMENT}\b"
+    # "check if I'm booked in with the GP"
+    r"|\b(?:if|whether)\s+(?:i'm|i am|we're|we are|he's|she's)\s+booked\b"
     # "show me what I have booked", "remind me what time the cardiology appointment is"
     r"|\bwhat\s+(?:i|we)\s+(?:have|'ve|got|have got)\s+booked\b|\bwhat(?:'s| has)\s+been\s+booked\b"
     rf"|\b(?:what time|what day|which day|when)\s+(?:the|my)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT}\s+is\b"
@@ -148,7 +151,18 @@ _BARE_LIST = re.compile(
     re.I,
 )
 # "when's the heart doctor": when, and a specialist the patient sees
-_WHEN_THE = re.compile(r"\bwhen(?:'s|s| is)\s+(?:the|my)\b(?![^.?!]*\b(?:earliest|soonest|available|free)\b)", re.I)
+_WHEN_THE = re.compile(
+    r"(?:(?:\bwhen(?:'s|s| is| was)|\b(?:what time|what day|what date|which day|where)(?:'s|s| is| was)"
+    r"|\b(?:remind me|tell me|let me know|do you know|i forgot|i forget)\s+when)\s+(?:the|my)\b"
+    r"|\b(?:is|are)\s+(?:the|my)\s+(?:\w+\s+){1,3}?(?:still on|still happening|still going ahead|going ahead|"
+    r"confirmed|still booked)\b"
+    r"|\b(?:did|has|have)\s+(?:the|my)\s+(?:\w+\s+){1,3}?(?:go|gone|went)\s+through\b)"
+    # "when is the earliest dermatologist", "where is the nearest cardiologist": a new booking
+    r"(?![^.?!]*\b(?:earliest|soonest|available|free|nearest|closest|best|good)\b)",
+    re.I,
+)
+# "my dermatologist appointment details please": the record asked for without a question
+_DETAILS = re.compile(r"\b(?:details|info|information|confirmation)\b", re.I)
 # "is there a later slot for my appointment", "I need a later time for my appointment"
 _OTHER_SLOT = re.compile(
     r"\b(?:an?|any|what|which)\s+(?:later|earlier|sooner|different|other|new)\s+(?:slots?|times?|days?|dates?)\b"
@@ -215,7 +229,9 @@ _QUESTION = re.compile(
 # Asking for a new appointment (not about one the patient has): the model books it.
 _NEW_BOOKING = re.compile(
     rf"\b(?:book|make|need|want|get|schedule|arrange|set up|find)\s+(?:me\s+|us\s+|him\s+|her\s+)?"
-    rf"(?:an?|another|a new|new|some)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT}",
+    rf"(?:an?|another|a new|new|some)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT}"
+    rf"|\b(?:book|schedule|arrange|get)\s+(?:me\s+|us\s+|him\s+|her\s+)?(?:in\s+)?(?:for\s+)?the\s+(?:\w+\s+){{0,2}}?"
+    rf"{_APPOINTMENT}",
     re.I,
 )
 # Where a further request for a new booking starts in a message about an existing appointment.
@@ -301,7 +317,8 @@ def read(message: str) -> DeskRequest | None:
         cannot and (about or names or (_MAKE_IT.search(text) and _day_named(text)))
     ):
         return DeskRequest(CANCEL, text, "", rest)
-    if (about and _QUESTION.search(text) and not _NEW_BOOKING.search(text)) or _BARE_LIST.search(text):
+    asked = _QUESTION.search(text) or _DETAILS.search(text)
+    if (about and asked and not _NEW_BOOKING.search(text)) or _BARE_LIST.search(text):
         from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
 
         # "When is my appointment? My chest hurts badly": a complaint is the model's to handle.

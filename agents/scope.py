@@ -59,7 +59,9 @@ _ADVICE = re.compile(
     rf"\bshould\s+(?:i|he|she|we)\s+(?:stop|quit|keep|carry on|come off|cut down|skip)\s+"
     rf"(?:taking\b|using\b|(?:(?:my|his|her|the|these|this)\s+)?(?:\w+\s+)?(?:{_MEDICINE}|{_DRUG_NAME})\b)"
     r"|\b(?:up|increase|raise|lower|reduce|decrease|double|halve|adjust)\s+(?:the\s+|my\s+|his\s+|her\s+)?"
-    r"(?:dose|dosage)\b"
+    r"(?:\w+\s+)?(?:dose|dosage)\b"
+    # "what are the side effects of metformin": a pharmacist's answer (a complaint of one is the model's)
+    r"|^\W*(?:what|which)\s+(?:are|is)\s+(?:the\s+)?(?:common\s+|main\s+|usual\s+)?side[- ]effects?\s+(?:of|from|for)\b"
     r"|\b(?:good|right|safe|correct|best|max|maximum|normal)\s+(?:dose|dosage|amount)\s+of\b"
     r"|\b(?:is it|is that|would it be|it is)\s+(?:ok|okay|safe|alright|fine|bad|dangerous)\s+to\s+"
     r"(?:drink|take|have|mix|combine|stop|skip|miss|double)\b"

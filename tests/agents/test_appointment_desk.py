@@ -81,6 +81,18 @@ READS = [
     ("show me what i have booked", desk.LIST),
     ("could the neurologist see me earlier instead", desk.RESCHEDULE),
     ("the appointment time doesnt suit me anymore", desk.RESCHEDULE),
+    # questions about an appointment named by its specialist (8 of 20 were read before)
+    ("did the dermatologist booking go through", desk.LIST),
+    ("is the urologist still on for tomorrow", desk.LIST),
+    ("the gp appointment, what time was it again", desk.LIST),
+    ("remind me when the gynaecologist is", desk.LIST),
+    ("do i still have the ent appointment", desk.LIST),
+    ("what date is my rheumatologist", desk.LIST),
+    ("the heart doctor appointment is when?", desk.LIST),
+    ("check if i'm booked in with the gp", desk.LIST),
+    ("my dermatologist appointment details please", desk.LIST),
+    ("where is the neurologist appointment", desk.LIST),
+    ("what time is the skin doctor", desk.LIST),
 ]
 
 NOT_THE_DESK = [
@@ -109,6 +121,10 @@ NOT_THE_DESK = [
     "i got a script from the gp, can you put it in",  # a prescription, not an appointment to move
     "my watch time doesn't work anymore",
     "could a neurologist see me this week",  # a new booking
+    "when is the earliest dermatologist",
+    "what time is the dermatologist free on friday",
+    "can you book me the dermatology appointment on friday?",
+    "is the cardiologist good for palpitations and dizziness?",
 ]
 
 

@@ -54,6 +54,8 @@ OUT_OF_SCOPE = [
     ("whats wrong with me", scope.DIAGNOSE),
     ("call me a taxi to the station", scope.OFF_TOPIC),
     ("play some music", scope.OFF_TOPIC),
+    ("can you increase my insulin dose", scope.ADVICE),
+    ("what are the side effects of metformin", scope.ADVICE),
 ]
 
 IN_SCOPE = [
@@ -88,6 +90,8 @@ IN_SCOPE = [
     "should I stop running while my knee hurts",
     "my doctor increased the dose of metformin, remind me twice a day",
     "book me a taxi to the hospital",
+    "i think i'm getting side effects from metformin, i feel sick all the time",
+    "my doctor increased my insulin dose, please update my reminder",
 ]
 
 
