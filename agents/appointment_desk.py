@@ -199,11 +199,16 @@ _COME_OTHER_TIME = re.compile(
     rf"|^\W*(?:make it|let'?s do|how about|what about)\s+(?:\w+\s+){{0,2}}?(?:{_DAYS}|morning|afternoon|evening)\b"
     r"[^.?!]*\binstead\b"
     r"|\bprefer\b[^.?!]*\binstead\b"
+    # "could I see the dermatologist on monday rather than friday"
+    rf"|\b(?:{_DAYS}|morning|afternoon|evening)\s+(?:rather than|instead of)\s+(?:the\s+)?"
+    rf"(?:{_DAYS}|morning|afternoon|evening)\b"
+    # "can we do the cardiology one a week later"
+    r"|\b(?:the|my)\s+\w+\s+one\b[^.?!]*\b(?:later|earlier|sooner|another day|a different day|next week)\b"
     rf"|\b(?:swap|switch)\s+(?:it\s+)?to\s+(?:the\s+)?(?:{_DAYS}|morning|afternoon|evening)\b"
     rf"|\b(?:an?)\s+(?:later|earlier|sooner)\s+{_APPOINTMENT}\b"
     r"|\bis\s+there\s+(?:anything|something)\s+(?:on|for)\s+[^.?!]*\binstead\b"
     # "the time you gave me doesn't work, anything later?", "9am doesn't suit me, anything earlier?"
-    rf"|(?:\b(?:time|slot|day|date|{_APPOINTMENT})\b|\b\d{{1,2}}\s*(?:am|pm)\b)[^.?!]*?"
+    rf"|(?:\b(?:time|slot|day|date|{_DAYS}|{_APPOINTMENT})\b|\b\d{{1,2}}\s*(?:am|pm)\b)[^.?!]*?"
     r"\b(?:doesn'?t|does not|won'?t|will not|don'?t|do not)\s+(?:work|suit)\b[^.?!]*"
     r"\b(?:(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)"
     r"|another (?:one|time|day|slot|date)|a different (?:one|time|day|slot|date)|other (?:times|days|slots))\b"
@@ -237,7 +242,10 @@ _NEW_BOOKING = re.compile(
 # Where a further request for a new booking starts in a message about an existing appointment.
 _AND_BOOK = re.compile(
     r"(?:,|;|\band\b|\bthen\b|\balso\b|\.)\s*(?:then\s+|also\s+|please\s+|can you\s+|could you\s+)*"
-    r"(?=(?:i\s+(?:also\s+)?(?:need|want|would like|'d like)\s+to\s+)?(?:book|make|get|find|schedule|arrange)\b)",
+    r"(?=(?:i\s+(?:also\s+)?(?:need|want|would like|'d like)\s+to\s+)?(?:book|make|get|find|schedule|arrange)\b)"
+    # "tomorrow doesn't work, find me another day": the same appointment at another time, not a new one
+    r"(?!\w+\s+(?:me\s+|us\s+)?(?:another|a different|a later|an earlier|a new|other)\s+"
+    r"(?:day|time|slot|date|one)s?\b)",
     re.I,
 )
 _NEW_TIME_START = re.compile(

@@ -45,7 +45,13 @@ _WANTS = re.compile(
     r"please|pls|plz|i'?m after|looking for|set me up|sign me up|reserve|(?:do|have) you (?:have|got)|"
     r"first\s+(?:\w+\s+){0,2}?(?:slot|appointment|opening|time))\b"
     # "any dermatology appointments tomorrow": asked as a question about free ones
-    r"|^\W*any\s+\w+\s+(?:appointments?|appts?|slots?|openings?)\b",
+    r"|^\W*any\s+\w+\s+(?:appointments?|appts?|slots?|openings?)\b"
+    # "got any slots with a urologist", "I'd prefer a female gynaecologist"
+    r"|\b(?:got|have you got|are there|is there)\s+any\s+(?:\w+\s+){0,2}?(?:slots?|appointments?|openings?|times?)\b"
+    r"|\bprefer\b"
+    # the appointment named and nothing else: "cardiologist appointment", "appointment with the dietitian on monday"
+    r"|^\W*(?:an?\s+)?[\w-]+\s+(?:appointment|appt|slot)\W*(?:please|pls)?\W*$"
+    r"|^\W*(?:an?\s+)?(?:appointment|appt)\s+(?:with|for)\s+(?:an?|the)\s+",
     re.I,
 )
 _NOT = re.compile(
@@ -104,7 +110,15 @@ def _named(text: str) -> str | None:
     # problem the symptom lexicon missed, and the model's triage should read it.
     if not found and _A_DOCTOR.search(low) and GENERAL in directory and len(low.split()) <= _BARE_WORDS:
         return GENERAL
+    if len(found) > 1:
+        # "my GP referred me to a gastroenterologist": the one referred to
+        referred = _REFERRED_TO.search(low)
+        if referred:
+            return _named(referred.group(1))
     return found.pop() if len(found) == 1 else None
+
+
+_REFERRED_TO = re.compile(r"\b(?:referred|sent|told)\s+(?:me|him|her|us|them)\s+to\s+(?:see\s+)?(.+)", re.I)
 
 
 def _directory() -> dict[str, tuple[str, ...]]:

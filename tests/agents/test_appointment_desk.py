@@ -93,6 +93,10 @@ READS = [
     ("my dermatologist appointment details please", desk.LIST),
     ("where is the neurologist appointment", desk.LIST),
     ("what time is the skin doctor", desk.LIST),
+    # a fifth round (12 of 15 moves were read before)
+    ("can we do the cardiology one a week later", desk.RESCHEDULE),
+    ("could i see the dermatologist on monday rather than friday", desk.RESCHEDULE),
+    ("tomorrow doesn't work anymore, find me another day", desk.RESCHEDULE),
 ]
 
 NOT_THE_DESK = [

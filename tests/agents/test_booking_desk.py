@@ -28,6 +28,12 @@ READS = [
     ("do you have any cardiologist appointments next week", "cardiologist"),
     ("what's the first dermatologist slot", "dermatologist"),
     ("any dermatology appointments tomorrow", "dermatologist"),
+    # a fifth round (14 of 20 were read before)
+    ("cardiologist appointment", "cardiologist"),
+    ("got any slots with a dermatologist on tuesday?", "dermatologist"),
+    ("my gp referred me to a cardiologist, please book", "cardiologist"),
+    ("i'd prefer a female heart doctor on a weekday", "cardiologist"),
+    ("appointment with the skin doctor on monday", "dermatologist"),
 ]
 NOT_THE_DESK = [
     "I have chest pain, book me a cardiologist",
