@@ -467,7 +467,8 @@ def new_slot(appointment: Appointment, when: str, now: dt.datetime) -> tuple[Slo
     if _WEEK_LATER.search(when):
         preference = Preference(day=current.astimezone(tz).date() + dt.timedelta(days=7), said=when)
     else:
-        preference = preference_from(["", when], now.astimezone(tz).date()) if when else Preference()
+        local = now.astimezone(tz)
+        preference = preference_from(["", when], local.date(), local.time()) if when else Preference()
     clock = clock_time(when)
     if clock is not None:
         # "At 2pm" (on the day said, else the appointment's own day): that time, or the nearest ones.

@@ -242,7 +242,8 @@ def get_available_specialists(
     )
     schedule = _schedule_as_said(ctx, user_schedule or {})
     # The day or part of the day the user said in this request wins over what the model passed.
-    preference = preference_from(request_parts(ctx.conversation), ctx.now().astimezone(tz).date())
+    local = ctx.now().astimezone(tz)
+    preference = preference_from(request_parts(ctx.conversation), local.date(), local.time())
     if preference.day is not None:
         schedule = {k: v for k, v in schedule.items() if k != "date"}
     if preference.part is not None or preference.at is not None:

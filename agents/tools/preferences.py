@@ -80,9 +80,17 @@ def _day(match: re.Match, today: dt.date) -> dt.date | None:
     return today + dt.timedelta(days=ahead)
 
 
-def preference_from(parts: list[str], today: dt.date) -> Preference:
+def _part_is_over(part: str, at: dt.time) -> bool:
+    end = PARTS[part][1]
+    return end is not None and at >= end
+
+
+def preference_from(parts: list[str], today: dt.date, now: dt.time | None = None) -> Preference:
     """The preference in ``parts`` (the request's message, then the answers to questions): the latest
-    answer that states one wins; in the opening message only sentences about scheduling count."""
+    answer that states one wins; in the opening message only sentences about scheduling count.
+
+    ``now``, the local time of day: a weekday named on that very day, with a part of it that is over
+    ("Friday morning", said on a Friday afternoon), is next week's; "today" stays today."""
     found = Preference()
     for position, text in enumerate(parts):
         sentences = _sentences(_GREETING.sub(" ", text))
@@ -93,6 +101,14 @@ def preference_from(parts: list[str], today: dt.date) -> Preference:
             part_match = _PART.search(sentence)
             part = part_match.group(1).lower() if part_match else None
             at = clock_time(sentence)
+            if (
+                now is not None
+                and day == today
+                and part is not None
+                and _part_is_over(part, now)
+                and not re.search(r"\btoday\b", sentence, re.I)
+            ):
+                day = today + dt.timedelta(days=7)
             if day is not None or part is not None or at is not None:
                 found = Preference(day=day, part=part, said=sentence.strip(), at=at)
     return found

@@ -35,6 +35,23 @@ def test_when_a_symptom_began_is_no_wish_for_a_time(text):
     assert not preference_from([text], WEDNESDAY)
 
 
+@pytest.mark.parametrize(
+    ("text", "now", "day"),
+    [
+        # said on a Wednesday afternoon: this Wednesday's morning is over, so it is next week's
+        ("can I move it to wednesday morning", dt.time(14), dt.date(2026, 12, 2)),
+        # its afternoon is not over yet, nor is the morning at 9
+        ("can I move it to wednesday afternoon", dt.time(14), WEDNESDAY),
+        ("can I move it to wednesday morning", dt.time(9), WEDNESDAY),
+        # a day without a part, and "today", stay today
+        ("can I move it to wednesday", dt.time(18), WEDNESDAY),
+        ("any appointment this morning or today", dt.time(14), WEDNESDAY),
+    ],
+)
+def test_a_part_of_today_that_is_over_means_next_weeks(text, now, day):
+    assert preference_from(["", text], WEDNESDAY, now).day == day
+
+
 def test_a_clock_time_fits_only_a_slot_starting_then():
     wish = Preference(at=dt.time(14))
     assert wish.fits(dt.datetime(2026, 11, 27, 14, 0))
