@@ -55,7 +55,8 @@ NEARBY = 3
 _APPOINTMENT = r"(?:a+p+o+i*n+t*m+e*n*t+s?|appts?|bookings?|consultations?|check[- ]?ups?|visits?|slot)"
 _DAYS = r"(?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _CANCEL = re.compile(
-    r"\b(?:can+[cs]e?l+e?(?:l?ed|l?ing|s)?|call(?:ing)? off|scrap|drop|delete|get rid of)\b"
+    r"\b(?:can+[cs]e?l+e?(?:l?ed|l?ing|s)?|call(?:ing)? off|scrap|drop|delete|get rid of|un-?book\w*)\b"
+    r"|\btake\s+(?:me|us|him|her|them)\s+off\b"
     # "remove" only with the appointment: patients also remove reminders and medicines
     rf"|\bremove\s+(?:my|the|that|this)\s+(?:[\w']+\s+){{0,3}}?{_APPOINTMENT}\b"
     r"|\b(?:don'?t|do not|no longer)\s+need\s+(?:my|the|that|this|it)\b",
@@ -64,6 +65,10 @@ _CANCEL = re.compile(
 _CANNOT_COME = re.compile(
     r"\b(?:can'?t|cannot|can not|won'?t|will not|wont|unable to|not able to|won'?t be able to|couldn'?t)\s+"
     r"(?:be able to\s+)?(?:make it|make my|make the|keep my|keep the|keep it|come|attend|go|be there|get there)\b"
+    # "I won't be coming to the cardiology appointment" (not "to work")
+    r"|\b(?:won'?t|will not|wont|not)\s+be\s+(?:coming|going|attending)\s+(?:to\s+|in\s+for\s+)?"
+    r"(?:my|the|his|her|tomorrow'?s|[a-z]+'s)\s+(?:\w+\s+){0,2}?"
+    rf"(?:{_APPOINTMENT}|\w+(?:ist|ian)|doctor|gp)\b"
     r"|\bclash(?:es|ing)?\s+with\b",
     re.I,
 )
@@ -113,7 +118,9 @@ _HAS = re.compile(
     rf"|\b(?:have|has)\s+(?:i|he|she|we)\s+got\s+(?:an?y?|some|one|an)?\s*(?:[\w']+\s+){{0,2}}?{_APPOINTMENT}\b"
     rf"|\b(?:do|did|have)\s+i\s+(?:have|got)\s+(?:anything|something|any\w*)\s+(?:booked|scheduled|coming up)\b"
     rf"|\b{_DAYS}'?s\s+(?:\w+\s+)?{_APPOINTMENT}\b|\bam i booked(?: in)?\b"
-    rf"|\bwhat(?:'s| is| have i got| do i have)\s+booked\b"
+    rf"|\bwhat(?:'s|s| is| have i got| do i have)\s+booked\b"
+    rf"|\b(?:what|which|any)\s+{_APPOINTMENT}\s+(?:have|has|do|does|did)\s+(?:i|he|she|we|they|[a-z]+)\s+"
+    r"(?:got|have|booked)\b"
     rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b|\b{_AT_TIME}\b"
     rf"|\bthe\s+(?:\w+(?:ist|ian|ogy|ics|iatry)|gp|ent|(?:\w+\s+)?doctor'?s?)\s+{_APPOINTMENT}\b"
     # "check if I'm booked in with the GP"
@@ -145,7 +152,8 @@ _HAS = re.compile(
 )
 # "my appointments", "upcoming appointments please": the list asked for without a question.
 _BARE_LIST = re.compile(
-    rf"^\W*(?:(?:show\s+)?(?:all\s+)?(?:my|upcoming|next)\s+(?:upcoming\s+)?{_APPOINTMENT})\W*(?:please|pls|thanks)?\W*$"
+    rf"^\W*(?:(?:show\s+|list\s+)?(?:all\s+)?(?:my|upcoming|next)\s+(?:upcoming\s+)?{_APPOINTMENT})\W*(?:please|pls|thanks)?\W*$"
+    rf"|^\W*(?:show|list)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:upcoming\s+)?{_APPOINTMENT}\W*(?:please|pls|thanks)?\W*$"
     # "any appointments tomorrow?" (a day, not a kind of specialist: "any dermatologist appointments free" books)
     rf"|^\W*any\s+{_APPOINTMENT}\s*(?:(?:on\s+|this\s+|next\s+)?(?:{_DAYS}|week|today|tomorrow))?\W*$",
     re.I,

@@ -58,7 +58,7 @@ _TOPICS = (
     ),
 )
 _ASKS = re.compile(
-    r"\?|^\W*(?:how|what|whats|what's|was|were|did|do|is|are|has|have|show|tell|give|send|summari[sz]e|"
+    r"\?|^\W*(?:how|hows|how's|what|whats|what's|was|were|did|do|is|are|has|have|show|tell|give|send|summari[sz]e|"
     r"any|anything|can you|could you|can i|could i|please)\b|\b(?:show|tell|give)\s+me\b|\bsummary\b",
     re.I,
 )

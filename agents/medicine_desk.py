@@ -194,7 +194,7 @@ _TODAY_ASKS = (
     # "which pills have I got left to take today", "what medicines am I on", "what doses do I have today"
     re.compile(
         rf"\b(?:what|which|whats|what's|any)\s+(?:\w+\s+){{0,2}}?{_PILL}\b[^.?!]*\b(?:today|tonight|left|due|now|on|"
-        rf"taking|take|have|got|next|scheduled|remaining)\b",
+        rf"taking|take|have|got|next|scheduled|remaining|this (?:morning|afternoon|evening))\b",
         re.I,
     ),
     # "what's my medication schedule", "my pill times"
@@ -214,7 +214,7 @@ _TODAY_ASKS = (
     # "show me my medicines", "list today's doses", "what are my meds"
     re.compile(
         rf"\b(?:show|list|tell|give)\s+(?:me\s+)?(?:all\s+)?(?:my|today'?s|tonight'?s)\s+(?:\w+\s+)?{_PILL}\b"
-        rf"|\bwhat(?:'s| is| are)\s+(?:my|today'?s)\s+(?:\w+\s+)?{_PILL}\b",
+        rf"|\bwhat(?:'s|s| is| are)\s+(?:my|today'?s)\s+(?:\w+\s+)?{_PILL}\b",
         re.I,
     ),
     # "what do I take today", "what have I got left to take", "anything due today?", "what's due now"
@@ -239,7 +239,8 @@ _TODAY_ASKS = (
 )
 # Asking about a medicine rather than the schedule: the model's (or a pharmacist's) to answer.
 _ABOUT_A_MEDICINE = re.compile(
-    r"\b(?:can|could|should|may|must)\s+i\s+take\b(?!\s+(?:my|the)\s+(?:\w+\s+)?(?:now|today|tonight)\b)"
+    r"\b(?:can|could|should|may|must)\s+i\s+take\b"
+    r"(?!\s+(?:(?:my|the)\s+(?:\w+\s+)?)?(?:now|today|tonight|this (?:morning|afternoon|evening))\b)"
     r"|\bwhat\s+(?:is|are|does|do)\s+(?!my\b|today)\w+\s+(?:for|do|used)\b|\bhow\s+(?:much|many|long|often)\b"
     rf"|\bfor\s+(?:a|an|my|the|his|her)\s+(?!day\b|rest\b|{_PART}\b)\w+|\bwhat (?:is|are) (?!my\b|today|due\b)\w+\b",
     re.I,
@@ -331,9 +332,9 @@ _TIME_FOR = re.compile(
 # "my meds for today?", "today's tablets please": the day's list asked for without a verb or a
 # question word (a statement about them, "my pills for today are making me dizzy", is not one).
 _BARE_TODAY = re.compile(
-    rf"^\W*(?:(?:my|all my)\s+(?:\w+\s+){{0,2}}?{_PILL}\s+(?:for\s+)?"
+    rf"^\W*(?:(?:(?:my|all my)\s+(?:\w+\s+){{0,2}}?)?{_PILL}\s+(?:for\s+)?"
     r"(?:today|tonight|this (?:morning|afternoon|evening))"
-    rf"|(?:today'?s|tonight'?s)\s+(?:\w+\s+){{0,2}}?{_PILL})\W*(?:please|pls|thanks)?\W*$",
+    rf"|(?:today'?s?|tonight'?s?)\s+(?:\w+\s+){{0,2}}?{_PILL})\W*(?:please|pls|thanks)?\W*$",
     re.I,
 )
 

@@ -27,16 +27,24 @@ _MEDICINE = (
     r"something to (?:help|make) (?:me |him |her )?\w+|amoxicillin|azithromycin|"
     r"ciprofloxacin|tramadol|codeine|oxycodone|xanax|valium|diazepam|viagra|insulin)"
 )
+# A time of the day after "what medicine should I take": the patient's own schedule (the medicines desk).
+_WHEN_IN_THE_DAY = (
+    r"now|today|tonight|this (?:morning|afternoon|evening)|at \d|at (?:night|lunch|bedtime)|in the (?:morning|evening)|"
+    r"before bed|with (?:breakfast|lunch|dinner|food)|next"
+)
 _PRESCRIBE = re.compile(
     rf"\b(?:prescribe|prescribing)\b(?!\s+(?:photo|picture|image))"
     rf"|\b(?:give|get|send|sell|order|recommend|suggest)\s+(?:me|us|him|her)?\s*(?:some|a|an|any|the)?\s*"
     rf"(?:strong\s+|good\s+)?{_MEDICINE}"
     rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could)\s+(?:i|he|she|we)\s+(?:take|use|have)"
+    rf"(?!\s+(?:{_WHEN_IN_THE_DAY}))"
     # "what medicines do I take for a cold" asks for advice; "what medicines do I take in the morning"
     # asks for the patient's own schedule (the medicines desk)
     rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+do\s+(?:i|he|she|we)\s+(?:take|use|have)\s+"
     r"(?:\w+\s+){0,2}?for\b"
-    rf"|\bwhich\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could|is best)"
+    rf"|\b(?:which|what)\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:is best|is good|works best)"
+    rf"|\bwhich\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could)\b"
+    rf"(?![^.?!]*\b(?:{_WHEN_IN_THE_DAY})\b)"
     rf"|\bhow\s+(?:much|many)\s+\w+\s+(?:should|can)\s+i\s+take\b"
     r"|\b(?:can|could)\s+(?:i|you)\s+(?:get|have|give)\s+(?:me\s+)?(?:a\s+)?prescription\b"
     # a sick note is a doctor's to write, after seeing the patient
@@ -80,6 +88,7 @@ _CONDITION = (
 _DIAGNOSE = re.compile(
     rf"\b(?:is|could|might|can)\s+(?:this|it|that|these|my)(?:\s+\w+){{0,2}}?\s+(?:be\s+)?(?:an?\s+)?{_CONDITION}"
     rf"|\bdo\s+(?:i|you think i)\s+have\s+{_CONDITION}"
+    rf"|\b(?:if|whether)\s+(?:i|he|she)\s+(?:have|has|'ve got|got)\s+{_CONDITION}"
     rf"|\bam\s+i\s+(?:dying|diabetic|pregnant)\b"
     r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me|do i have)\b"
     r"|\b(?:diagnose|diagnosis for)\s+(?:me|my|this|him|her)\b"

@@ -97,6 +97,13 @@ READS = [
     ("can we do the cardiology one a week later", desk.RESCHEDULE),
     ("could i see the dermatologist on monday rather than friday", desk.RESCHEDULE),
     ("tomorrow doesn't work anymore, find me another day", desk.RESCHEDULE),
+    # a sixth round (cancel 7 of 10, list 7 of 10 were read before)
+    ("i won't be coming to the cardiology appointment", desk.CANCEL),
+    ("take me off the list for the eye doctor on monday", desk.CANCEL),
+    ("can you unbook my appointment", desk.CANCEL),
+    ("whats booked for me", desk.LIST),
+    ("list appointments", desk.LIST),
+    ("what appointments has dad got", desk.LIST),
 ]
 
 NOT_THE_DESK = [
@@ -129,6 +136,8 @@ NOT_THE_DESK = [
     "what time is the dermatologist free on friday",
     "can you book me the dermatology appointment on friday?",
     "is the cardiologist good for palpitations and dizziness?",
+    "i won't be coming to work, i have a fever and a cough, can i see a doctor",
+    "take me off the metformin reminder",
 ]
 
 

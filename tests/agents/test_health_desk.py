@@ -33,6 +33,7 @@ READS = [
     ("can I see my health report", "day", "today"),
     ("what was my temperature yesterday?", "temperature", "yesterday"),
     ("how is my blood sugar", "blood_sugar", "today"),
+    ("hows my health today", "day", "today"),
 ]
 
 NOT_THE_DESK = [

@@ -84,6 +84,14 @@ READS = [
     ("my prescription changed, here's the new one", desk.PHOTO),
     ("i have the prescription slip with me, what now", desk.PHOTO),
     ("can you scan the label on my tablets", desk.PHOTO),
+    # a sixth round (6 of 10 were read before); "what medicines should I take tonight" was refused as
+    # a request for a prescription
+    ("tablets today?", desk.DOSES_TODAY),
+    ("todays meds", desk.DOSES_TODAY),
+    ("any medication this evening", desk.DOSES_TODAY),
+    ("whats my next dose", desk.DOSES_TODAY),
+    ("what medicines should I take tonight", desk.DOSES_TODAY),
+    ("which tablets should I take now", desk.DOSES_TODAY),
 ]
 
 # A new reminder: (what the user typed, the medicine the desk names)

@@ -56,6 +56,8 @@ OUT_OF_SCOPE = [
     ("play some music", scope.OFF_TOPIC),
     ("can you increase my insulin dose", scope.ADVICE),
     ("what are the side effects of metformin", scope.ADVICE),
+    ("can you tell me if i have covid", scope.DIAGNOSE),
+    ("what antibiotic is best for a uti", scope.PRESCRIBE),
 ]
 
 IN_SCOPE = [
@@ -92,6 +94,9 @@ IN_SCOPE = [
     "book me a taxi to the hospital",
     "i think i'm getting side effects from metformin, i feel sick all the time",
     "my doctor increased my insulin dose, please update my reminder",
+    "what medicines should I take tonight",  # the patient's own schedule
+    "which tablets should I take now",
+    "what pills should i take this morning",
 ]
 
 
