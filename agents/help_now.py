@@ -324,6 +324,10 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # asthma that the inhaler does not stop
         _r(r"\basthma attack\b|\binhaler (?:isn't|is not|not|doesn't|is no longer) (?:working|helping)\b"),
         _r(r"\b(?:severe|severely|extremely|very)\s+(?:short(?:ness)? of breath|breathless)\b"),
+        _r(
+            r"\b(?:can't|cannot|unable to|struggling to)\s+(?:talk|speak)\s+in\s+(?:full\s+|whole\s+)?sentences\b"
+            r"|\b(?:can't|cannot|unable to)\s+finish\s+(?:a|her|his|my|their)\s+sentences?\b"
+        ),
     ],
     "stroke": [
         _r(r"\bstroke\b"),
@@ -336,6 +340,16 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"|\b(?:can't|unable to) (?:speak|talk) (?:properly|clearly|right|normally)\b"
         ),
         _r(r"\b(?:speech|words?)\s+(?:is |are )?(?:slurred|jumbled|garbled|coming out wrong)\b"),
+        # "talking funny and his face looks wrong", "can't find her words and her arm is weak"
+        _r(
+            rf"\b(?:(?:talking|speaking|speech|sounds?)\s+(?:is\s+)?(?:funny|strange|weird|odd|wrong|drunk)|"
+            rf"(?:can't|cannot|unable to)\s+(?:find|get)\s+(?:my|his|her|their|the)\s+words)\b{_S}{{0,40}}"
+            r"\b(?:face|arm|leg|hand|side|droop\w*|weak\w*|numb\w*)\b"
+            rf"|\b(?:face|smile|mouth)\s+(?:looks?|is|seems?)\s+(?:wrong|odd|strange|weird|funny|different)\b{_S}{{0,40}}"
+            r"\b(?:talk\w*|speak\w*|speech|words|arm|weak\w*)\b"
+            rf"|\b(?:talk\w*|speak\w*|speech|words)\b{_S}{{0,40}}\b(?:face|smile|mouth)\s+(?:looks?|is|seems?)\s+"
+            r"(?:wrong|odd|strange|weird|funny|different)\b"
+        ),
         _r(r"\b(?:can't|unable to) (?:move|lift|feel) (?:my|his|her|their) (?:left|right) (?:arm|leg|side|hand)\b"),
         _r(rf"\b(?:weak|weakness|numb|numbness|paraly[sz]ed|dead)\b{_S}{{0,12}}\b(?:on|of|down) one side\b"),
         _r(r"\bone[- ]sided (?:weakness|numbness|paralysis)\b|\bhalf (?:of )?(?:my|his|her) (?:face|body)\b"),
@@ -380,8 +394,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     "unconscious": [
         _r(
             r"\b(?:unconscious|unresponsive|not responding(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))|"
-            r"won't wake up|can't wake (?:him|her|them|up)|"
-            r"not waking up|not moving|(?:gone|went|going|is|feels?|seems?|looks?) (?:all |very |really )?floppy|"
+            r"can't wake (?:him|her|them|up)|hard to wake|difficult to wake|can't be woken|"
+            # not "won't wake up early enough for school"
+            r"(?:isn't|is not|not|won't) (?:waking|wake)(?: up)?"
+            r"(?!\s+(?:up\s+)?(?:early|on time|in time|for (?:school|work)|in the mornings?))|"
+            r"not moving|(?:gone|went|going|is|feels?|seems?|looks?) (?:all |very |really )?floppy|"
             r"in and out of consciousness|losing consciousness|lost consciousness|can't stay awake|"
             r"passing out|keeps? fainting|"
             r"collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
@@ -407,6 +424,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"\b(?:bleeding|blood)\b{_S}{{0,30}}\b(?:won't|will not|doesn't|isn't|can't|not|never) (?:stop|stopping)\b"
         ),
         _r(r"\bcan't stop (?:the |his |her |my )?(?:bleeding|blood)\b"),
+        _r(rf"\b(?:cut|wound|gash|bleed\w*|blood)\b{_S}{{0,40}}\b(?:spurting|pumping|gushing|pouring out)\b"),
         _r(
             r"\b(?:won't|will not|doesn't|does not|isn't|is not) stop(?:ping)? bleeding\b"
             r"|\bso much (?:bleeding|blood)\b"
@@ -429,7 +447,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:seizures?|fits?|convulsions?|epileptic (?:fit|attack))\b"
         ),
         _r(r"\b(?:seizing|fitting|convulsing)\b|\bseizures? (?:now|right now|won't stop)\b"),
-        _r(r"\bwon't stop (?:shaking|seizing|fitting|convulsing)\b"),
+        _r(r"\bwon't stop (?:shaking|seizing|fitting|convulsing)\b|\bfoaming at the mouth\b"),
         # "my child has a seizure" (one, now; "has seizures" is a condition)
         _r(r"\b(?:has|is having|'s having)\s+a\s+(?:seizure|fit|convulsion)\b"),
     ],
@@ -527,6 +545,13 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
 }
 
 _PURPLE_RASH = r"(?:purple|purplish|dark red) (?:rash|spots|blotches)"
+# A character of the sentence that does not begin a time in the past ("fell last year and cut my head").
+_NOT_PAST_BETWEEN = r"(?:(?!\b(?:last|ago|yesterday|years?|months?|weeks?)\b)[^.!?;])"
+# Confusion as a relative says it: with a low sugar, the cold or the heat it is an emergency.
+_CONFUSED = (
+    r"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|not making (?:any )?sense|"
+    r"talking nonsense|disoriented|incoherent|doesn't know where (?:he|she|they) (?:is|are))"
+)
 
 # A blood pressure of 180/120 or more with a sign of harm to the organs is a hypertensive emergency
 # (the American Heart Association's advice: call the emergency number). The reading alone, without
@@ -618,11 +643,34 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:blood sugar|sugar levels?|sugars?|glucose|hypo|hypoglyc\w*|hyperglyc\w*)\b[^!?;]{0,50}"
             r"\b(?:(?:i'm|i am|i feel|he's|she's|they're|he is|she is|they are|is|are|am|seems?|getting|gone|went|"
-            r"becoming)\s+(?:(?!not\b|no\b|never\b|isn't\b)[\w']+\s+){0,3}?"
+            r"becoming)\s+(?:(?!not\b|no\b|never\b|isn't\b)[\w']+,?\s+){0,3}?"
             r"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|drowsy)"
             r"|not making sense|can't wake|won't wake|unconscious|passing out|fitting|seizing"
             r"|can't think (?:straight|clearly)|(?:not|isn't|aren't) thinking (?:straight|clearly)"
             r"|disoriented|incoherent)\b"
+        ),
+        # "dad is confused, sweating and his sugar is 2.0": the confusion first, then a sugar low or high
+        _r(
+            rf"\b{_CONFUSED}\b{_S}{{0,50}}\b(?:blood sugar|sugar levels?|sugars?|glucose)\s+"
+            r"(?:is\s+|was\s+|of\s+|at\s+)?(?:very\s+|really\s+|dangerously\s+|so\s+)?"
+            r"(?:low|high|[0-3](?:\.\d+)?(?![\d.])|[2-9]\d(?:\.\d+)?(?![\d.]))"
+        ),
+    ],
+    # heat stroke and hypothermia: the heat or the cold, then confusion (or no sweat in the heat)
+    "heat_or_cold": [
+        _r(
+            rf"\b(?:sun|heat|heatwave|hot car|sauna|very hot|overheat\w*)\b{_S}{{0,60}}"
+            rf"\b(?:{_CONFUSED}|not sweating|stopped sweating|collapsed)\b"
+            rf"|\b(?:very cold|freezing|ice cold|hypothermi\w*|frozen)\b{_S}{{0,60}}\b(?:{_CONFUSED}|drowsy|slurr\w*)\b"
+        ),
+    ],
+    # a fall, then a bleeding head or no answer
+    "fall": [
+        _r(
+            rf"\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,40}}\b(?:bleeding from|cut|gash on|wound on)\s+"
+            r"(?:his|her|their|the|my)\s+head\b"
+            rf"|\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,60}}\b(?:won't|isn't|is not|not|doesn't|can't)\s+"
+            r"(?:answer(?:ing)?|respond(?:ing)?)\s+(?:me|us|when)\b"
         ),
     ],
     # a fever with a stiff neck and a purple rash, or a rash "under the glass" (either order)

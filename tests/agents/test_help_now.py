@@ -204,6 +204,20 @@ EMERGENCIES = [
     "he's going in and out of consciousness",
     "she keeps passing out",
     "he can't stay awake and his breathing is weird",
+    # a seventh batch (27 of 40 were caught before its rules)
+    "dad is talking funny and his face looks wrong",
+    "mum can't find her words and her arm is weak",
+    "wheezing so badly she can't talk in sentences",
+    "he cut his hand deep and it's spurting",
+    "my sugar is very low, i'm shaky, sweaty and confused",
+    "grandad is very cold, shivering and not making sense",
+    "she's been in the sun all day, now confused and not sweating",
+    "my baby is not feeding and very floppy and hard to wake",
+    "he's foaming at the mouth and shaking",
+    "my friend isn't waking up after drinking",
+    "he's slumped and his breathing is noisy and he won't wake",
+    "mum fell and is bleeding from her head and won't answer me",
+    "dad is confused, sweating and his sugar is 2.0",
 ]
 
 NOT_EMERGENCIES = [
@@ -348,6 +362,15 @@ NOT_EMERGENCIES = [
     "my toddler ate his dinner and then took a nap",
     "i'm trapped in a bad job lol",
     "i fell over and can't get up from the sofa without help these days",
+    # near misses of the seventh batch's rules
+    "my son is talking funny in a silly voice to make his sister laugh",
+    "i'm confused about my blood sugar readings, they are high",
+    "i was in the sun all day yesterday and got sunburnt",
+    "my sugar was 2.5 last week and i felt confused, can i see an endocrinologist",
+    "she's not waking up early enough for school",
+    "i fell last year and cut my head, now i get headaches",
+    "mum fell over in the garden but she's fine, just bruised, can she see a gp",
+    "i'm shaking with the cold, can you book a doctor",
 ]
 
 
