@@ -78,7 +78,7 @@ _NEGATED_CANCEL = re.compile(
     r"\b(?:don'?t|do not|not|never|no need to|got|was|were|been|is|are)\s+(?:\w+\s+)?can+[cs]e?l", re.I
 )
 _MOVE_VERB = (
-    r"(?:re-?schedul\w*|re-?book\w*|re-?arrang\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|push(?:ed)?|bring|swap|"
+    r"(?:re-?schedul\w*|re-?book\w*|re-?ar+ang\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|push(?:ed)?|bring|swap|"
     r"shift|switch|delay|put)"
 )
 # The verb must act on the appointment ("move it", "change my appointment", "push the dentist back"):
@@ -212,6 +212,14 @@ _COME_OTHER_TIME = re.compile(
     rf"(?:{_DAYS}|morning|afternoon|evening)\b"
     # "can we do the cardiology one a week later"
     r"|\b(?:the|my)\s+\w+\s+one\b[^.?!]*\b(?:later|earlier|sooner|another day|a different day|next week)\b"
+    # "can I change to a later time on the same day", "different time for the skin doctor please"
+    r"|\bchange\s+(?:it\s+)?to\s+(?:a|an)\s+(?:later|earlier|different|other)\s+(?:time|day|slot|date)\b"
+    r"|^\W*(?:a\s+)?different\s+(?:time|day|date|slot)\s+for\b"
+    # "wednesday is bad for me, how about friday"
+    rf"|\b{_DAYS}\s+(?:is|isn't)\s+(?:bad|no good|not good|difficult|impossible|a problem|tricky|not possible)\b"
+    r"[^.?!]*\b(?:how about|what about|instead|can we do|could we do|rather)\b"
+    # "can the cardiologist do monday instead"
+    rf"|\b(?:can|could)\s+(?:the|my)\s+\w+\s+(?:do|see me|fit me in)\s+(?:on\s+)?{_DAYS}\b[^.?!]*\binstead\b"
     rf"|\b(?:swap|switch)\s+(?:it\s+)?to\s+(?:the\s+)?(?:{_DAYS}|morning|afternoon|evening)\b"
     rf"|\b(?:an?)\s+(?:later|earlier|sooner)\s+{_APPOINTMENT}\b"
     r"|\bis\s+there\s+(?:anything|something)\s+(?:on|for)\s+[^.?!]*\binstead\b"

@@ -48,9 +48,11 @@ _WANTS = re.compile(
     r"|^\W*any\s+\w+\s+(?:appointments?|appts?|slots?|openings?)\b"
     # "got any slots with a urologist", "I'd prefer a female gynaecologist"
     r"|\b(?:got|have you got|are there|is there)\s+any\s+(?:\w+\s+){0,2}?(?:slots?|appointments?|openings?|times?)\b"
-    r"|\bprefer\b"
+    r"|\bprefer\b|\bany chance of\b|\bwould be (?:great|good|nice|lovely|perfect|ideal)\b"
+    r"|\bput\s+(?:me|us|him|her|mum|mom|dad|[a-z]+)\s+down\s+for\b"
     # the appointment named and nothing else: "cardiologist appointment", "appointment with the dietitian on monday"
-    r"|^\W*(?:an?\s+)?[\w-]+\s+(?:appointment|appt|slot)\W*(?:please|pls)?\W*$"
+    r"|^\W*(?:an?\s+)?[\w-]+\s+(?:appointment|appt|slot)\s*(?:(?:on|for|this|next)\s+\w+|tomorrow|today|asap)?"
+    r"\W*(?:please|pls)?\W*$"
     r"|^\W*(?:an?\s+)?(?:appointment|appt)\s+(?:with|for)\s+(?:an?|the)\s+",
     re.I,
 )

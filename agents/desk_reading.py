@@ -58,6 +58,28 @@ SHORTHAND = {
     "b4": "before",
     "pls": "please",
     "plz": "please",
+    "wanna": "want to",
+    "apt": "appointment",
+    "dr": "doctor",
+    # weekdays cut short ("sat" and "sun" are words of their own, left alone)
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+    # specialists cut short ("gastro" is also the illness, "endo" endometriosis, "psych" either kind:
+    # those are left to the model)
+    "cardio": "cardiologist",
+    "derm": "dermatologist",
+    "neuro": "neurologist",
+    "gynae": "gynaecologist",
+    "gyno": "gynaecologist",
+    "rheum": "rheumatologist",
+    "ortho": "orthopaedist",
 }
 _SHORTHAND = re.compile(r"(?<![\w'])(" + "|".join(sorted(SHORTHAND, key=len, reverse=True)) + r")(?![\w'])", re.I)
 

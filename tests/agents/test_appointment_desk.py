@@ -104,6 +104,13 @@ READS = [
     ("whats booked for me", desk.LIST),
     ("list appointments", desk.LIST),
     ("what appointments has dad got", desk.LIST),
+    # a seventh round, typed loosely (9 of 15 moves were read before)
+    ("can u move my apt to thurs", desk.RESCHEDULE),
+    ("need to rearange my appointment", desk.RESCHEDULE),
+    ("can i change to a later time on the same day", desk.RESCHEDULE),
+    ("different time for the skin doctor please", desk.RESCHEDULE),
+    ("wednesday is bad for me, how about friday", desk.RESCHEDULE),
+    ("can the cardiologist do monday instead", desk.RESCHEDULE),
 ]
 
 NOT_THE_DESK = [

@@ -34,6 +34,13 @@ READS = [
     ("my gp referred me to a cardiologist, please book", "cardiologist"),
     ("i'd prefer a female heart doctor on a weekday", "cardiologist"),
     ("appointment with the skin doctor on monday", "dermatologist"),
+    # a seventh round, typed loosely (6 of 15 were read before)
+    ("i wanna see a skin dr", "dermatologist"),
+    ("get me a cardio appointment", "cardiologist"),
+    ("derm appointment next week", "dermatologist"),
+    ("a heart doctor on wednesday would be great", "cardiologist"),
+    ("any chance of a dermatology slot monday", "dermatologist"),
+    ("put mum down for the cardiologist", "cardiologist"),
 ]
 NOT_THE_DESK = [
     "I have chest pain, book me a cardiologist",

@@ -49,12 +49,26 @@ def test_prepared_reads_typos_joins_spaces_and_drops_the_opening():
         ("wen is my nxt appt tmrw", "when is my next appt tomorrow"),
         ("r u able to move it b4 friday pls", "are you able to move it before friday please"),
         ("my meds fr tonite", "my meds for tonight"),
+        ("can u move my apt to thurs", "can you move my appointment to thursday"),
+        ("i wanna see a derm on weds", "i want to see a dermatologist on wednesday"),
     ],
 )
 def test_texting_shorthand_is_written_out(typed, read):
     assert shorthand_read(typed) == read
 
 
-@pytest.mark.parametrize("text", ["your appointment", "turn it off", "a frame", "my ward", "u2 tickets", "Wattage"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "your appointment",
+        "turn it off",
+        "a frame",
+        "my ward",
+        "u2 tickets",
+        "Wattage",
+        "I have gastro",
+        "my endo flared",
+    ],
+)
 def test_shorthand_is_read_only_as_whole_words(text):
     assert shorthand_read(text) == text
