@@ -249,8 +249,9 @@ REQUEST = [
 _CHEST = (
     r"(?:chest|heart)\s+(?:pain|pains|hurts?|hurting|ache|aching|tightness|pressure|is tight"
     r"|feels? tight|is paining|paining|feels? heavy|is (?:hurting|killing me|crushing|on fire))"
-    r"|pain\s+in\s+(?:my|his|her|their|the)\s+chest"
-    r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling)?)\s+in\s+(?:my|his|her|their|the)\s+chest"
+    r"|pain\s+(?:in|across|on)\s+(?:my|his|her|their|the)\s+chest"
+    r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling| pain)?)\s+(?:in|across|on)\s+"
+    r"(?:my|his|her|their|the)\s+chest"
     r"|(?:my|his|her) chest (?:really |so |very |badly )?(?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
     # pressure said as a picture: "feels like an elephant is sitting on it", "a weight on my chest"
     r"|chest\s+feels?\s+like\b|(?:sitting|weight|ton of bricks)\s+on\s+(?:my|his|her|the)\s+chest"
@@ -272,7 +273,7 @@ _CHEST_WITH = [
 ]
 _CHEST_SEVERE = _r(
     r"\b(?:severe|crushing|unbearable|terrible|extreme|excruciating|worst|sudden|suddenly|really bad|very bad"
-    r"|intense|massive|getting worse|worsening)\b"
+    r"|intense|massive|getting worse|worsening|killing me)\b"
 )
 
 # Someone the user is with, said as the subject of what happens to them: "my husband won't
@@ -290,6 +291,12 @@ _MEDICINES = r"(?:pills|tablets|capsules|meds|medicines?|medications?|painkiller
 _SOME_OF = (
     r"(?:some of|a handful of|lots of|loads of|a lot of|a bunch of|several of|a few of|all of|a bottle of|a pack of|"
     r"my|your|(?:grand)?(?:mum|mom|dad|nan|gran|ma|pa)'s)"
+)
+
+# What an overdose is taken of: the medicines above, or one named.
+_DOSES = (
+    rf"(?:{_MEDICINES}|them|paracetamol|acetaminophen|tylenol|ibuprofen|aspirin|insulin|codeine|tramadol|"
+    r"oxycodone|morphine|diazepam|xanax|valium|antidepressants|sleeping pills)"
 )
 
 # Acute red flags, each of which is an emergency by itself when it is happening now.
@@ -315,7 +322,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:gasping|fighting)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
             r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\b(?:turning|going) (?:blue|purple)\b"
-            r"|\blips (?:are |have )?(?:turning |going |gone |turned )?(?:blue|purple|grey|gray)\b"
+            r"|\blips (?:are |have |look |looks |look a bit )?(?:turning |going |gone |turned )?"
+            r"(?:blue|purple|grey|gray|dusky)\b"
             r"|(?<!fingertips have )(?<!fingers have )(?<!toes have )\b(?:gone|went|turned) (?:blue|grey|gray|purple)\b"
         ),
         # "he's gasping" (not the British "I'm gasping for a cup of tea")
@@ -340,6 +348,15 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"|\b(?:can't|unable to) (?:speak|talk) (?:properly|clearly|right|normally)\b"
         ),
         _r(r"\b(?:speech|words?)\s+(?:is |are )?(?:slurred|jumbled|garbled|coming out wrong)\b"),
+        _r(
+            r"\b(?:speech|talking|voice)\s+(?:\w+\s+){0,2}?(?:went|gone|going|became|turned)\s+"
+            r"(?:weird|strange|funny|odd|slurred|wrong)\b"
+        ),
+        _r(
+            rf"\b(?:can't|cannot|unable to)\s+(?:move|feel)\s+(?:my|his|her|their)\s+(?:legs|arms)\b{_S}{{0,20}}"
+            r"\bsudden(?:ly)?\b|\bsudden(?:ly)?\b(?:\s+\w+){0,3}?\s+(?:can't|cannot|unable to)\s+(?:move|feel)\s+"
+            r"(?:my|his|her|their)\s+(?:legs|arms)\b"
+        ),
         # "talking funny and his face looks wrong", "can't find her words and her arm is weak"
         _r(
             rf"\b(?:(?:talking|speaking|speech|sounds?)\s+(?:is\s+)?(?:funny|strange|weird|odd|wrong|drunk)|"
@@ -417,6 +434,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:fell|fallen|fall|collapsed)(?: down| over)? and (?:(?:i|he|she|they|we)(?:'s|'m)?\s+)?"
             r"(?:is not|isn't|can't|won't|not|cannot|am not|'m not) (?:getting up|get up|moving)\b"
+            rf"|\bon the (?:floor|ground)\b{_S}{{0,20}}\b(?:can't|cannot|won't|unable to) get up\b"
         ),
     ],
     "bleeding": [
@@ -457,7 +475,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"\b(?:rash|spots)\b{_S}{{0,30}}\b(?:doesn't|does not|won't|will not|didn't|isn't|is not|not)\s+"
             r"(?:fade|fading|blanch\w*)\b(?!\s+(?:after|for|in)\b)"
         ),
-        _r(r"\bnon[- ]?blanching\b"),
+        _r(r"\bnon[- ]?blanching\b|\b(?:soft spot|fontanelle)\s+(?:is\s+)?(?:bulging|swollen|raised)\b"),
         # "a rash that doesn't go away when I press a glass on it"
         _r(
             rf"\b(?:rash|spots)\b{_S}{{0,30}}\b(?:doesn't|does not|won't|will not|didn't|isn't|is not|not)\s+"
@@ -467,18 +485,23 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     "poisoning": [
         # not a bare "OD": on a prescription it is "once daily"
         _r(r"\b(?:overdose|overdosed|overdosing|od'd|od-ed|oded)\b|\b(?:an|took an?) od\b"),
+        # "took too many", "swallowed too much"; with other verbs and a whole or all of something, only
+        # of medicines ("took her whole month of pills"; not "I ate too much", "I had my whole day ruined")
+        _r(rf"\b(?:took|taken|swallowed)\b{_S}{{0,20}}\b(?:too many|too much)\b"),
         _r(
             rf"\b(?:took|taken|swallowed|ate|eaten|drank|drunk|had)\b{_S}{{0,20}}\b(?:too many|too much|"
-            r"(?:a|the|my|his|her|their) (?:whole|entire)|all (?:my|his|her|the))\b"
+            rf"(?:a|the|my|his|her|their) (?:whole|entire)|all (?:my|his|her|the))\b{_S}{{0,25}}\b{_DOSES}\b"
         ),
         _r(
             rf"\b(?:swallowed|drank|drunk|ate|eaten|took|taken)\b{_S}{{0,20}}\b(?:bleach|poison|detergent|pesticide|"
             r"insecticide|antifreeze|kerosene|weed ?killer|battery|batteries|cleaning (?:liquid|fluid|product))\b"
         ),
         _r(r"(?<!food )\bpoison(?:ed|ing)?\b|\bcarbon monoxide\b"),
+        # a number or a heap of them: "took 20 of my blood pressure tablets", "swallowed a lot of pills";
+        # not "I had 20 minutes of pain", "I've had lots of itching"
         _r(
-            r"\b(?:took|taken|swallowed|ate|had)\s+(?:[1-9]\d+|a handful of|loads of|lots of|a bunch of|"
-            r"all of (?:my|his|her|the))\b"
+            r"\b(?:took|taken|swallowed|ate|had)\s+(?:[1-9]\d+|a handful of|handfuls of|loads of|lots of|a lot of|"
+            rf"a bunch of|all of)\s+(?:(?:my|his|her|their|the|them|these|those|of)\s+)*(?:\w+\s+){{0,2}}?{_DOSES}\b"
         ),
         # "swallowed a bottle of pills", "took a whole pack of paracetamol tablets"; not "a bottle of water"
         _r(
@@ -517,7 +540,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:been|there's)\s+an?\s+(?:bad\s+|serious\s+)?accident\b"
             r"|\b(?:badly|seriously|severely) (?:hurt|injured)\b"
         ),
-        _r(r"\bknocked (?:out|unconscious)\b"),
+        _r(r"\bknocked (?:out|unconscious)\b|\b(?:knife|stab|gunshot|bullet) wounds?\b|\bbeen knifed\b"),
+        _r(
+            rf"\b(?:explosion|blast|shooting|gas leak)\b{_S}{{0,30}}"
+            r"\b(?:hurt|injured|bleeding|burn(?:ed|t)|unconscious)\b"
+        ),
         _r(
             r"\b(?:in|had|been in)\s+an?\s+(?:bad\s+|serious\s+|car\s+)?(?:crash|collision|pile-?up)\b"
             r"|\b(?:leg|legs|arm|foot|feet|hand|head|body)\s+(?:is\s+|are\s+|got\s+)?(?:trapped|pinned|stuck under)\b"
@@ -651,7 +678,7 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
         ),
         # "dad is confused, sweating and his sugar is 2.0": the confusion first, then a sugar low or high
         _r(
-            rf"\b{_CONFUSED}\b{_S}{{0,50}}\b(?:blood sugar|sugar levels?|sugars?|glucose)\s+"
+            rf"\b(?:{_CONFUSED}|drowsy|very sleepy)\b{_S}{{0,50}}\b(?:blood sugar|sugar levels?|sugars?|glucose)\s+"
             r"(?:is\s+|was\s+|of\s+|at\s+)?(?:very\s+|really\s+|dangerously\s+|so\s+)?"
             r"(?:low|high|[0-3](?:\.\d+)?(?![\d.])|[2-9]\d(?:\.\d+)?(?![\d.]))"
         ),

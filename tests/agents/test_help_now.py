@@ -218,6 +218,19 @@ EMERGENCIES = [
     "he's slumped and his breathing is noisy and he won't wake",
     "mum fell and is bleeding from her head and won't answer me",
     "dad is confused, sweating and his sugar is 2.0",
+    # an eighth batch (28 of 40 were caught before its rules)
+    "she's breathing really fast and her lips look dusky",
+    "my dad's speech went weird all of a sudden",
+    "grandma is on the floor and can't get up and is confused",
+    "i can't move my legs suddenly",
+    "my chest is killing me",
+    "he's got a knife wound",
+    "i have a crushing pain across my chest and down my arm",
+    "he's really drowsy and his blood sugar is 30",
+    "he swallowed a lot of pills and is sleepy",
+    "baby's soft spot is bulging and she won't stop crying and has a fever",
+    "there's been an explosion and people are hurt",
+    "took 20 of my blood pressure tablets",
 ]
 
 NOT_EMERGENCIES = [
@@ -371,6 +384,15 @@ NOT_EMERGENCIES = [
     "i fell last year and cut my head, now i get headaches",
     "mum fell over in the garden but she's fine, just bruised, can she see a gp",
     "i'm shaking with the cold, can you book a doctor",
+    # near misses of the eighth batch's rules; the last five started an SOS before it
+    "my speech went weird when i was nervous at the interview last week",
+    "the pain across my chest comes and goes when i cough",
+    "there's been a shooting pain in my knee for weeks",
+    "I had 20 minutes of pain in my knee",
+    "I've had lots of itching on my arms",
+    "I've taken 12 days off work with this cough",
+    "I ate too much at dinner and have heartburn",
+    "I ate lots of sweets and now my tooth hurts",
 ]
 
 
