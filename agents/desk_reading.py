@@ -84,9 +84,13 @@ SHORTHAND = {
 _SHORTHAND = re.compile(r"(?<![\w'])(" + "|".join(sorted(SHORTHAND, key=len, reverse=True)) + r")(?![\w'])", re.I)
 
 
+_DR_DOT = re.compile(r"(?<![\w'])(dr)\.(?=\s)", re.I)
+
+
 def shorthand_read(text: str) -> str:
     """``text`` with texting shorthand written out ("wat pills do i take 2day" -> "what pills do i take
     today")."""
+    text = _DR_DOT.sub(r"\1", text)  # "Dr. Chen" is "doctor Chen": the dot ends no sentence
     return _SHORTHAND.sub(lambda match: SHORTHAND[match.group(1).lower()], text)
 
 

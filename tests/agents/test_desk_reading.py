@@ -51,6 +51,7 @@ def test_prepared_reads_typos_joins_spaces_and_drops_the_opening():
         ("my meds fr tonite", "my meds for tonight"),
         ("can u move my apt to thurs", "can you move my appointment to thursday"),
         ("i wanna see a derm on weds", "i want to see a dermatologist on wednesday"),
+        ("cancel my appointment with Dr. Chen", "cancel my appointment with doctor Chen"),
     ],
 )
 def test_texting_shorthand_is_written_out(typed, read):
