@@ -206,7 +206,8 @@ REQUEST = [
     # "this is an emergency", "medical emergency", "emergency!"; not the contact, the number or the
     # room, not "is this an emergency?" (a question of how bad something is: the model answers it)
     _r(
-        r"(?<!is this an )(?<!is it an )(?<!was it an )(?<!non-)(?<!non )\bemergency\b"
+        r"(?<!is this an )(?<!is it an )(?<!was it an )(?<!non-)(?<!non )(?<!number for )(?<!number of )"
+        r"(?<!number for the )(?<!number for an )\bemergency\b"
         r"(?!\s*(?:contacts?|numbers?|room|department|dept|services? number|fund|kit|plan|appointment|"
         r"dentist|vet|care|ward|exit|brake|medication|medicine|supply|supplies|info|details|settings?|button|alerts?|page))"
     ),
@@ -297,6 +298,18 @@ _SOME_OF = (
 _DOSES = (
     rf"(?:{_MEDICINES}|them|paracetamol|acetaminophen|tylenol|ibuprofen|aspirin|insulin|codeine|tramadol|"
     r"oxycodone|morphine|diazepam|xanax|valium|antidepressants|sleeping pills)"
+)
+
+# Suicide said with the means at hand: the person, their wish, and what they have.
+_SELF = r"(?:my ?self|meself|him ?self|her ?self|them ?selves|themself)"
+_SUICIDAL = (
+    rf"suicidal|suicide|(?:kill|hang|shoot|end)\w*\s+{_SELF}|end (?:it all|it|my life)|take my (?:own )?life|"
+    r"(?:want|wanna|going) to die"
+)
+_MEANS = (
+    r"\b(?:have|got|holding|bought|with|found|took out|sitting with)\s+(?:a |the |some |my |his |her |all (?:my|the) )?"
+    r"(?:gun|rope|noose|knife|blade|razor|pills|tablets|meds|rifle|pistol)\b"
+    r"|\b(?:pills|tablets|rope|gun|knife)\s+(?:are\s+|is\s+)?(?:ready|in (?:my|his|her) hand|lined up)\b"
 )
 
 # Acute red flags, each of which is an emergency by itself when it is happening now.
@@ -562,6 +575,24 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         _r(r"\bheart\s+(?:is\s+|has\s+)?(?:stopping|stopped|stopped beating|not beating)\b|\bno pulse\b"),
     ],
+    # Suicide with a plan, the means or the hour: "I'm going to kill myself", "I have a gun and I want to
+    # die", "suicidal and have pills ready". Thoughts without them ("I want to end my life") get the
+    # crisis answer (agents.crisis), which offers the SOS; a plan, means or "tonight" is an emergency
+    # (the risk a crisis line asks about first) and starts it, with the crisis lines in the reply.
+    "suicide": [
+        _r(
+            rf"\b(?:i'm|i am|he's|she's|they're|is|am|are|was)\s+(?:going to|gonna|about to|planning to|planning on|"
+            rf"ready to|trying to)\s+(?:kill|hang|shoot|poison|drown|stab)\w*\s+{_SELF}\b"
+            r"|\b(?:going to|gonna|about to|ready to|planning to) (?:end (?:it all|(?:my|his|her|their) life)|"
+            r"take (?:my|his|her|their) (?:own )?life)\b"
+        ),
+        _r(rf"\b(?:kill\w*|hang\w*|shoot\w*)\s+{_SELF}\s+(?:tonight|today|now|right now)\b"),
+        _r(
+            rf"\b(?:{_SUICIDAL})\b{_S}{{0,40}}(?:{_MEANS})"
+            rf"|(?:{_MEANS}){_S}{{0,40}}\b(?:{_SUICIDAL})\b"
+        ),
+        _r(r"\b(?:cut|slit|slashed)\s+(?:my|his|her|their)\s+(?:own\s+)?(?:wrists?|throat)\b"),
+    ],
     "anaphylaxis": [
         _r(r"\banaphyla\w*|\banaphylactic\b|\bepi-?pen\b"),
         _r(r"\bthroat (?:is |feels |is getting )?(?:closing|swelling(?: up)?|swollen shut|tightening|closing up)\b"),
@@ -786,7 +817,9 @@ _GENERAL = re.compile(
     r"what (?:should|do|can) (?:i|you|one|we) do (?:if|when|in case) (?:someone|somebody|a person|anyone|you|one|"
     r"a (?:child|baby|man|woman|friend|patient|family member))|"
     r"if (?:someone|somebody|a person|anyone|you|one) (?:has|have|is|are|gets?|starts?)|what if|in case of|"
-    r"in the event of|in an emergency|what (?:counts|qualifies) as|worried about getting|afraid of (?:having|getting)|"
+    r"in the event of|in an emergency|what (?:counts|qualifies) as|"
+    r"(?:worried|scared|afraid|frightened|anxious|nervous|concerned|paranoid) (?:about|of|that i (?:might|will|could)) "
+    r"(?:having|getting|have|get)|(?<!for )(?<!since )one day(?! ago)|some ?day|in the future|"
     r"risk|prevent\w*|learn|course|training|article|research)\b"
 )
 # Lasting or occasional: a booking, not an SOS ("chest pain when I climb stairs").
@@ -798,7 +831,8 @@ _LASTING = re.compile(
     r"when(?:ever)? (?:i|he|she) (?:climb|walk|run|exercise|jog|lie down|sleep|work out|"
     r"go up|breathe|breath|cough|sneeze|lie|sit|kneel|stand up|cross)|"
     r"on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
-    r"been having|lately|these days|nowadays|chronic|check[- ]?up|follow[- ]?up|in the cold(?! water)|"
+    r"been having(?![^.!?;]*\bfor (?:the (?:last|past) )?(?:(?:an?|one|two|three|few|couple of|half an?|\d+)\s*)?"
+    r"(?:minutes?|mins?|hours?|hrs?)\b)|lately|these days|nowadays|chronic|check[- ]?up|follow[- ]?up|in the cold(?! water)|"
     r"rehab\w*|recovery|recovering|medication for|tablets for|pills for|period|periods|menstrual|"
     r"through (?:my|his|her|the) nose|blocked nose|stuffy nose|in (?:the )?winter|in cold weather)\b"
 )
@@ -816,13 +850,25 @@ def _clauses(text: str) -> list[str]:
     return [part.strip() for part in _CLAUSE_END.split(text) if part and part.strip()]
 
 
+def _said_now(clause: str, start: int, end: int) -> bool:
+    """Whether a word of now reaches the match at ``start:end``: one with no time in the past between
+    them. "I was in a car accident last year and my neck still hurts" and "he fainted last week and
+    is fine now" are of the past; "he collapsed an hour ago and still isn't responding" is now."""
+    pasts = [found.span() for found in _PAST.finditer(clause)]
+    for now in _NOW.finditer(clause):
+        low, high = (now.end(), start) if now.end() <= start else (end, now.start())
+        if not any(low <= past_start and past_end <= high for past_start, past_end in pasts):
+            return True
+    return False
+
+
 def _now(clause: str, start: int, end: int, *, request: bool = False) -> bool:
     """Whether the match at ``start:end`` of ``clause`` is said of now, affirmed."""
     if _NEGATION.search(clause[:start]) or _NEGATED_AFTER.search(clause[end:]):
         return False
     if request:
         return True  # asked for: a question or a time does not make a request less of one
-    if _NOW.search(clause):
+    if _said_now(clause, start, end):
         return True
     return not (_PAST.search(clause) or _GENERAL.search(clause) or _LASTING.search(clause))
 
@@ -927,17 +973,18 @@ def _render(name: str, **context) -> str:
     return " ".join(render_to_string(f"agents/{name}", context).split())
 
 
-def start_sos(user, conversation_id: int | None = None) -> Started:
+def start_sos(user, conversation_id: int | None = None, *, crisis: bool = False) -> Started:
     """Start the user's hard SOS exactly as the SOS button does (``health.sos.press``, the function
     behind ``POST /api/sos/``: the same countdown, cancel, rate limit and start flow), or find the
-    one under way; never raises, so the user is always told something true."""
+    one under way; never raises, so the user is always told something true. ``crisis``: the message
+    spoke of suicide, and every reply also gives the crisis lines."""
     try:
         alert, created = sos.press(user)
     except sos.SosRateLimited as exc:
-        return Started(None, False, _render("help_now_not_started.txt", reason=str(exc)), "no SOS: rate limited")
+        return Started(None, False, _render("help_now_not_started.txt", reason=str(exc), crisis=crisis), "no SOS: rate limited")
     except Exception as exc:  # noqa: BLE001  (the user must still be told to call for help)
         log.error("help-now guard: starting the hard SOS failed (%s)", type(exc).__name__)
-        return Started(None, False, _render("help_now_not_started.txt", reason=""), "no SOS: starting it failed")
+        return Started(None, False, _render("help_now_not_started.txt", reason="", crisis=crisis), "no SOS: starting it failed")
     AlertEvent.objects.create(
         alert=alert,
         kind="chat_request",
@@ -946,10 +993,10 @@ def start_sos(user, conversation_id: int | None = None) -> Started:
     )
     seconds = _seconds_left(alert)
     if created:
-        reply = _render("help_now_started.txt", seconds=seconds)
+        reply = _render("help_now_started.txt", seconds=seconds, crisis=crisis)
         summary = f"hard SOS #{alert.pk} started, {seconds} s countdown"
     else:
-        reply = _render("help_now_under_way.txt", seconds=seconds, state=alert.state)
+        reply = _render("help_now_under_way.txt", seconds=seconds, state=alert.state, crisis=crisis)
         summary = f"hard SOS #{alert.pk} already under way ({alert.state}); no second one started"
     return Started(alert, created, reply, summary)
 

@@ -327,7 +327,7 @@ class Runtime:
         if found is None:
             return False
         # The SOS first: nothing written to the trajectory may delay it.
-        started = help_now.start_sos(self.conversation.user, self.conversation.pk)
+        started = help_now.start_sos(self.conversation.user, self.conversation.pk, crisis=found.kind == "suicide")
         # What was said stays out of the log (health data): only what was done.
         log.info("conversation %s: help-now guard: %s", self.conversation.pk, started.summary)
         self.append(

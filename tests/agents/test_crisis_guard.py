@@ -1,6 +1,8 @@
 """The crisis guard (agents/crisis.py): a message about suicide or self-harm gets a caring answer at
 once, with the emergency number, the SOS button and crisis lines, without the model; nothing is
-stored, booked or sent. "I took all my pills" is the help-now guard's: it starts the hard SOS."""
+stored, booked or sent. "I took all my pills", and suicide with a plan, the means or the hour ("I'm
+going to kill myself", "I have a gun and I want to die"), are the help-now guard's: they start the
+hard SOS, and its reply gives the crisis lines too."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from agents import crisis
 from agents.help_now import emergency
 from agents.llm.scripted import ScriptedBackend
 from agents.services import post_user_message, start_chat
-from health.models import Appointment, OutboundMessage, SymptomRecord
+from health.models import Alert, Appointment, OutboundMessage, SymptomRecord
 from tests.agents.helpers import call, end, harmful_model, plan, states
 
 CRISIS = [
@@ -92,3 +94,20 @@ def test_a_care_request_goes_to_the_model(alice):
     backend = ScriptedBackend(planner=[end("Nothing to do.")])
     start_chat(alice, "I cut my finger while cooking", backend=backend)
     assert len(backend.calls) == 1
+
+
+def test_suicide_with_the_means_at_hand_starts_the_hard_sos_and_the_reply_gives_the_crisis_lines(alice):
+    backend = harmful_model()
+
+    conversation = start_chat(alice, "I have all my pills ready and I'm going to end my life", backend=backend)
+
+    assert backend.calls == []
+    [alert] = Alert.objects.filter(user=alice, kind=Alert.Kind.HARD)
+    assert alert.state == Alert.State.COUNTDOWN
+    said = next(s["value"]["parameters"]["message"] for s in reversed(states(conversation)) if s["from"] == "caller")
+    assert said.startswith("I've started an emergency SOS.") and "988" in said and "116 123" in said
+
+
+def test_thoughts_of_suicide_without_a_plan_get_the_answer_and_no_sos(alice):
+    start_chat(alice, "I want to end my life", backend=harmful_model())
+    assert not Alert.objects.exists()

@@ -231,6 +231,14 @@ EMERGENCIES = [
     "baby's soft spot is bulging and she won't stop crying and has a fever",
     "there's been an explosion and people are hurt",
     "took 20 of my blood pressure tablets",
+    # a ninth batch (26 of 30 were caught before its rules; thoughts of suicide alone get the crisis
+    # answer, tests/agents/test_crisis_guard.py)
+    "i've been having chest pains for the last hour and my arm is numb",
+    "I'm going to kill myself",
+    "i have a gun and i want to die",
+    "suicidal and have pills ready",
+    "I've got a rope and I want to end it all",
+    "my son says he is going to kill himself, he has a knife",
 ]
 
 NOT_EMERGENCIES = [
@@ -393,6 +401,16 @@ NOT_EMERGENCIES = [
     "I've taken 12 days off work with this cough",
     "I ate too much at dinner and have heartburn",
     "I ate lots of sweets and now my tooth hurts",
+    # near misses of the ninth batch's rules; the first four started an SOS before it
+    "I'm worried about having a heart attack one day, can I get a check up",
+    "what is the number for emergency services",
+    "i was in a car accident last year and my neck still hurts",
+    "my dad fainted last week and is fine now, who should he see",
+    "i have a knife and fork, what should i eat",
+    "this headache is going to kill me",
+    "i'm going to end it with my boyfriend",
+    "i bought some pills for my cold",
+    "I get chest pain for a few minutes when I climb stairs",
 ]
 
 
