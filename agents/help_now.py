@@ -832,7 +832,8 @@ _LASTING = re.compile(
     r"go up|breathe|breath|cough|sneeze|lie|sit|kneel|stand up|cross)|"
     r"on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
     r"been having(?![^.!?;]*\bfor (?:the (?:last|past) )?(?:(?:an?|one|two|three|few|couple of|half an?|\d+)\s*)?"
-    r"(?:minutes?|mins?|hours?|hrs?)\b)|lately|these days|nowadays|chronic|check[- ]?up|follow[- ]?up|in the cold(?! water)|"
+    r"(?:minutes?|mins?|hours?|hrs?)\b)|lately|these days|nowadays|chronic|check[- ]?up|follow[- ]?up|"
+    r"in the cold(?! water)|"
     r"rehab\w*|recovery|recovering|medication for|tablets for|pills for|period|periods|menstrual|"
     r"through (?:my|his|her|the) nose|blocked nose|stuffy nose|in (?:the )?winter|in cold weather)\b"
 )
@@ -981,10 +982,14 @@ def start_sos(user, conversation_id: int | None = None, *, crisis: bool = False)
     try:
         alert, created = sos.press(user)
     except sos.SosRateLimited as exc:
-        return Started(None, False, _render("help_now_not_started.txt", reason=str(exc), crisis=crisis), "no SOS: rate limited")
+        return Started(
+            None, False, _render("help_now_not_started.txt", reason=str(exc), crisis=crisis), "no SOS: rate limited"
+        )
     except Exception as exc:  # noqa: BLE001  (the user must still be told to call for help)
         log.error("help-now guard: starting the hard SOS failed (%s)", type(exc).__name__)
-        return Started(None, False, _render("help_now_not_started.txt", reason="", crisis=crisis), "no SOS: starting it failed")
+        return Started(
+            None, False, _render("help_now_not_started.txt", reason="", crisis=crisis), "no SOS: starting it failed"
+        )
     AlertEvent.objects.create(
         alert=alert,
         kind="chat_request",
