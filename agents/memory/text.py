@@ -167,6 +167,9 @@ def lemma(word: str) -> str:
             if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
                 return stem[:-1]  # running -> run, swelled stays swell
             return _e_restore(stem)
+    # "headaches", "aches", "earaches": an ache plus s (not "itches" or "patches", which lose "es")
+    if word.endswith("aches") and not word.endswith(("eaches", "oaches")):
+        return word[:-1]
     if (word.endswith("es") and word[-3] in "sxz") or word.endswith(("ches", "shes")):
         return word[:-2]
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):

@@ -604,7 +604,9 @@ _COMPLAINT = re.compile(
     r"dizzy|nause(?:a|ous|ated)|vomit(?:ing|ed)?|throwing\s+up|feverish|fever|tired|exhausted|weak|faint|"
     r"cough(?:ing)?|sneez(?:e|ing)|rash|numb|tingl(?:e|ing)|burning|cramps?|shaking|breathless|"
     r"(?:feel|feeling|felt)\s+(?:sick|ill|unwell|awful|terrible|bad|off|low|down|hot|cold|weird|strange)|"
-    r"symptoms?\s+(?:are|is|include))\b",
+    r"symptoms?\s+(?:are|is|include)|"
+    # "my stomach has been upset for days" (the lexicon reads "upset stomach" only as a phrase)
+    r"(?:stomach|tummy|belly|gut|bowels?)\s+(?:\w+\s+){0,2}?(?:upset|playing up|not right|off))\b",
     re.IGNORECASE,
 )
 # Complaints said with a negation: read in everything the user said.
