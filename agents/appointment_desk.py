@@ -98,6 +98,9 @@ _MOVE = re.compile(
     # a verb that is only ever said of an appointment: "reschedule pls", "I need to rebook"
     r"|\b(?:re-?schedul\w*|re-?book\w*|postpon\w*)\b"
     r"|(?<!every )\b(?:another|a different|other|new)\s+(?:time|day|date|slot)\b"
+    # "it clashes with work, can we change the day", "switch to another time"
+    r"|\b(?:change|switch|swap)\s+(?:the|to\s+(?:another|a\s+different))\s+(?:time|day|date)\b(?!\s+(?:of|for)\s+"
+    r"(?:the|my)\s+(?:reminder|medicine|medication|dose|pill|tablet)s?\b)"
     # "change the time of my appointment", "make my appointment a bit later"
     rf"|\bchang\w*\s+the\s+(?:time|day|date)\s+(?:of|for)\s+(?:{_BETWEEN}\s+){{0,3}}?{_THE_APPOINTMENT}\b"
     rf"|\bmake\s+(?:it|that|(?:my|the)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT})\s+(?:a\s+(?:bit|little)\s+|an\s+hour\s+)?"
@@ -130,6 +133,9 @@ _HAS = re.compile(
     rf"|\b(?:what time|what day|which day|when)\s+(?:the|my)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT}\s+is\b"
     # "did you book me in with the urologist", "can you check if I have an appointment", "mum's appointment"
     r"|\b(?:did|have|has)\s+(?:you|they|someone|anyone)\s+(?:book|booked)\s+(?:me|us|him|her)\b"
+    # "what day did you book the eye doctor for", "when did I book the cardiologist"
+    r"|\b(?:when|what time|what day|which day|where)\s+(?:did|have|has)\s+(?:you|they|i|we)\s+(?:book|booked)\s+"
+    r"(?:me\s+|us\s+)?(?:in\s+)?(?:with\s+|for\s+)?(?:the|my)\b"
     # "did I book something for Friday?", "have I booked anything": what was booked, not a new booking
     r"|\b(?:did\s+i\s+book|have\s+i\s+booked|had\s+i\s+booked)\s+(?:something|anything)\b"
     rf"|\b(?:if|whether)\s+(?:i|we)\s+(?:have|'ve got|got|have got)\s+(?:an?y?|some)?\s*"
@@ -137,8 +143,15 @@ _HAS = re.compile(
     rf"|\b(?:his|her|their|[a-z]+'s)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
     r"|\bam\s+i\s+(?:seeing|meeting)\s+(?:anyone|anybody|someone|any\s+doctors?|a\s+doctor)\b"
     r"|\bwhat(?:'s| is| have i got| do i have)\s+coming up\b"
+    # "everything I have coming up with doctors", "what have I got on with the doctors this week",
+    # "I think I have something with a doctor next week"
+    r"|\b(?:everything|anything|what)\s+(?:i|we)\s+(?:have|'ve got|got|have got)\s+coming up\b"
+    r"|\bwhat\s+(?:have\s+i|do\s+i\s+have|i've)\s+(?:got\s+)?on\s+(?:with|at)\s+(?:the\s+)?"
+    r"(?:doctors?|docs?|clinic|hospital|gp|surgery)\b"
+    r"|\bi\s+(?:have|'ve got|got)\s+(?:something|an?\s+\w+)\s+(?:on\s+)?(?:with|at)\s+(?:a|the|my)\s+"
+    r"(?:doctor|doc|clinic|hospital|gp|dr)\b"
     # "is anything booked for my dad", "what's in my calendar"
-    r"|\b(?:is|are)\s+(?:there\s+)?(?:anything|something|any\s+\w+)\s+booked\b"
+    r"|\b(?:is|are)\s+(?:there\s+)?(?:anything|something|any\s+\w+)\s+(?:booked|scheduled|arranged|planned|set up)\b"
     r"|\b(?:in|on)\s+my\s+(?:calendar|diary)\b"
     # "do I have anything on monday with the doctor", "where do I need to go tomorrow", "who am I seeing next"
     rf"|\b(?:do|have)\s+i\s+(?:got\s+|have\s+)?(?:something|anything)\s+(?:on\s+{_DAYS}|with\s+(?:the|a|my|dr))\b"
@@ -170,7 +183,12 @@ _WHEN_THE = re.compile(
     re.I,
 )
 # "my dermatologist appointment details please": the record asked for without a question
-_DETAILS = re.compile(r"\b(?:details|info|information|confirmation)\b", re.I)
+# ("I've lost the letter with my appointment on it", "I can't remember when my appointment is")
+_DETAILS = re.compile(
+    r"\b(?:details|info|information|confirmation|letter|lost|forgot|forgotten|misplaced|can'?t remember|"
+    r"cannot remember|don'?t remember)\b",
+    re.I,
+)
 # "is there a later slot for my appointment", "I need a later time for my appointment"
 _OTHER_SLOT = re.compile(
     r"\b(?:an?|any|what|which)\s+(?:later|earlier|sooner|different|other|new)\s+(?:slots?|times?|days?|dates?)\b"
@@ -207,9 +225,22 @@ _COME_OTHER_TIME = re.compile(
     rf"|^\W*(?:make it|let'?s do|how about|what about)\s+(?:\w+\s+){{0,2}}?(?:{_DAYS}|morning|afternoon|evening)\b"
     r"[^.?!]*\binstead\b"
     r"|\bprefer\b[^.?!]*\binstead\b"
-    # "could I see the dermatologist on monday rather than friday"
-    rf"|\b(?:{_DAYS}|morning|afternoon|evening)\s+(?:rather than|instead of)\s+(?:the\s+)?"
-    rf"(?:{_DAYS}|morning|afternoon|evening)\b"
+    # "could we do the eye appointment earlier in the day", "can you put my 9am a bit later"
+    rf"|\b(?:can|could)\s+(?:we|i|you)\s+(?:do|have|make|move|put|get)\s+(?:(?:the|my)\s+(?:\w+\s+){{0,2}}?"
+    rf"(?:{_APPOINTMENT}|one)|{_AT_TIME}|it)\s+(?:a\s+(?:bit|little)\s+|an\s+hour\s+)?(?:earlier|later|sooner)\b"
+    # "I'd rather go next monday than this friday", "sooner than thursday if possible"
+    rf"|\b(?:rather|prefer\w*|sooner|better)\b[^.?!]*\b{_DAYS}\b[^.?!]*\bthan\b[^.?!]*\b{_DAYS}\b"
+    # "could I see the dermatologist on monday rather than friday", "next week instead of this week"
+    rf"|\b(?:{_DAYS}|morning|afternoon|evening|(?:next|this|the following) week|the weekend)\s+"
+    rf"(?:rather than|instead of)\s+(?:the\s+|this\s+|next\s+)?(?:{_DAYS}|morning|afternoon|evening|week|weekend)\b"
+    # "a bit later than planned", "earlier than it's booked"
+    r"|\b(?:later|earlier|sooner)\s+than\s+(?:planned|booked|scheduled|arranged|it is|it's|originally)\b"
+    # "please give me an afternoon time for my appointment"
+    r"|\b(?:give|find|get)\s+(?:me|us|him|her)\s+(?:an?\s+)?(?:morning|afternoon|evening|later|earlier|different|"
+    rf"another|new|weekend)\s+(?:time|slot|day|date|one)\s+for\s+(?:my|the|his|her)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
+    # "the appointment you booked is too early"
+    rf"|\b{_APPOINTMENT}\b[^.?!]*\b(?:is|was|'s)\s+(?:way\s+|much\s+|a\s+bit\s+|a\s+little\s+)?too\s+"
+    r"(?:early|late|soon)\b"
     # "can we do the cardiology one a week later"
     r"|\b(?:the|my)\s+\w+\s+one\b[^.?!]*\b(?:later|earlier|sooner|another day|a different day|next week)\b"
     # "can I change to a later time on the same day", "different time for the skin doctor please"
@@ -226,7 +257,8 @@ _COME_OTHER_TIME = re.compile(
     # "the time you gave me doesn't work, anything later?", "9am doesn't suit me, anything earlier?"
     rf"|(?:\b(?:time|slot|day|date|{_DAYS}|{_APPOINTMENT})\b|\b\d{{1,2}}\s*(?:am|pm)\b)[^.?!]*?"
     r"\b(?:doesn'?t|does not|won'?t|will not|don'?t|do not)\s+(?:work|suit)\b[^.?!]*"
-    r"\b(?:(?:anything|something|any time|a time)\s+(?:\w+\s+)?(?:earlier|later|sooner)"
+    r"\b(?:(?:anything|something|any time|a time|any slots?)\s+(?:\w+\s+)?(?:earlier|later|sooner|after|before|"
+    rf"in the (?:morning|afternoon|evening)|on {_DAYS}|(?:this|next) week)"
     r"|another (?:one|time|day|slot|date)|a different (?:one|time|day|slot|date)|other (?:times|days|slots))\b"
     # "make my dermatologist appointment friday morning instead"
     rf"|\bmake\s+(?:it|(?:my|the)\s+(?:\w+\s+){{0,2}}?{_APPOINTMENT})\s+(?:\w+\s+){{0,2}}?"

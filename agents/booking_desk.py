@@ -48,7 +48,9 @@ _WANTS = re.compile(
     r"|^\W*any\s+\w+\s+(?:appointments?|appts?|slots?|openings?)\b"
     # "got any slots with a urologist", "I'd prefer a female gynaecologist"
     r"|\b(?:got|have you got|are there|is there)\s+any\s+(?:\w+\s+){0,2}?(?:slots?|appointments?|openings?|times?)\b"
-    r"|\bprefer\b|\bany chance of\b|\bwould be (?:great|good|nice|lovely|perfect|ideal)\b"
+    r"|\bprefer\b|\bany chance of\b|^\W*(?:anything|something)\b|\bsort\s+(?:\w+\s+)?out\b"
+    r"|\b(?:can|could|may)\s+(?:i|we|he|she|my\s+\w+)\s+(?:please\s+)?(?:have|get)\b"
+    r"|\bwould be (?:great|good|nice|lovely|perfect|ideal)\b"
     r"|\bput\s+(?:me|us|him|her|mum|mom|dad|[a-z]+)\s+down\s+for\b"
     # the appointment named and nothing else: "cardiologist appointment", "appointment with the dietitian on monday"
     r"|^\W*(?:an?\s+)?[\w-]+\s+(?:appointment|appt|slot)\s*(?:(?:on|for|this|next)\s+\w+|tomorrow|today|asap)?"
@@ -102,12 +104,20 @@ def _named(text: str) -> str | None:
 
     directory = _directory()
     low = typos_read(text, directory_words(directory.values())).lower()
-    found = set()
+    spans: dict[str, list[tuple[int, int]]] = {}
     for specialization, names in directory.items():
         for name in names:
             stem = _stem(name)
-            if re.search(rf"\b{re.escape(name)}s?\b", low) or (stem and re.search(rf"\b{re.escape(stem)}\w*", low)):
-                found.add(specialization)
+            patterns = [rf"\b{re.escape(name)}s?\b", *([rf"\b{re.escape(stem)}\w*"] if stem else [])]
+            for pattern in patterns:
+                spans.setdefault(specialization, []).extend(m.span() for m in re.finditer(pattern, low))
+    # "an orthopaedic surgeon" names the orthopedist, not also the general surgeon ("surgeon"): a name
+    # said only inside another specialization's longer name is not said.
+    found = {
+        specialization
+        for specialization, own in spans.items()
+        if own and not all(_inside(span, spans, specialization) for span in own)
+    }
     # Only a short, bare request: a longer message with "a doctor" in it most likely describes a
     # problem the symptom lexicon missed, and the model's triage should read it.
     if not found and _A_DOCTOR.search(low) and GENERAL in directory and len(low.split()) <= _BARE_WORDS:
@@ -118,6 +128,16 @@ def _named(text: str) -> str | None:
         if referred:
             return _named(referred.group(1))
     return found.pop() if len(found) == 1 else None
+
+
+def _inside(span: tuple[int, int], spans: dict[str, list[tuple[int, int]]], own: str) -> bool:
+    """Whether ``span`` lies within a longer match of another specialization."""
+    start, end = span
+    return any(
+        other != own and s <= start and end <= e and (e - s) > (end - start)
+        for other, theirs in spans.items()
+        for s, e in theirs
+    )
 
 
 _REFERRED_TO = re.compile(r"\b(?:referred|sent|told)\s+(?:me|him|her|us|them)\s+to\s+(?:see\s+)?(.+)", re.I)
@@ -169,7 +189,15 @@ def read(message: str) -> BookingRequest | None:
 
     if symptoms_in(text):
         return None  # a complaint: the model's flows store it and triage it
-    return BookingRequest(name, generic=name == GENERAL and _generic(text))
+    generic = name == GENERAL and _generic(text)
+    if generic:
+        from agents.tools.said import names_a_complaint
+
+        # "my stomach has been upset for days, need a doctor": a complaint the lexicon has no symptom
+        # for is still one, and "a doctor" chose no field: the model's triage reads it
+        if names_a_complaint(text):
+            return None
+    return BookingRequest(name, generic=generic)
 
 
 def request_of(message: str) -> BookingRequest | None:

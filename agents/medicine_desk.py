@@ -139,6 +139,10 @@ _PHOTO = re.compile(
     # "a photo of the doctor's note with my meds on it": a photographed paper that lists them
     r"|\b(?:photos?|pictures?|pics?|scans?|snaps?|photograph\w*)\b[^.?!]*\b(?:with|of|listing)\s+(?:all\s+)?"
     r"(?:my|the)\s+(?:medicines?|medications?|meds|pills|tablets)\s+on\s+it\b"
+    # "where can I upload a photo of the doctor's note with my meds": a paper that lists them, to upload
+    r"|\b(?:upload|send|share|attach|give)\w*\b[^.?!]*\b(?:photos?|pictures?|pics?|scans?|snaps?|photograph\w*)\b"
+    r"[^.?!]*\b(?:note|letter|list|sheet|paper|slip|label)\b[^.?!]*\b(?:with|of|listing|showing)\s+(?:all\s+)?"
+    r"(?:my|the)\s+(?:medicines?|medications?|meds|pills|tablets)\b"
     # "I've got a new prescription, how do I add it", "how do I put my prescription in the app"
     rf"|\b{_PRESCRIPTION}\b[^.?!]*\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\b"
     rf"|\b(?:how|where)\s+(?:do|can|should)\s+i\s+(?:add|enter|put|upload|send|give)\s+(?:in\s+)?"
@@ -161,10 +165,20 @@ _DID_I = re.compile(
     r"\b(?:did|have|had|has)\s+(?:i|we|she|he)\s+(?:already\s+|actually\s+)?(?:take|taken|took|had|have)\b"
     r"|\b(?:was|were|is|are|has|have)\s+(?:my|the|this|today'?s|tonight'?s)\s+(?:\w+\s+){0,3}?(?:been\s+)?"
     r"(?:taken|had|done)\b"
-    r"|\b(?:remember|recall|know|sure|check|tell me)\s+(?:if|whether)\s+i\s+(?:took|taken|have taken|had|'ve taken)\b",
+    r"|\b(?:remember|recall|know|sure|check|tell me)\s+(?:if|whether)\s+i\s+(?:took|taken|have taken|had|'ve taken)\b"
+    # "have I got all my meds done for today", "are my tablets all done"
+    rf"|\b(?:have|has)\s+(?:i|we|he|she)\s+got\s+(?:all\s+)?(?:my|his|her|the|today'?s)\s+(?:\w+\s+)?{_PILL}\s+"
+    r"(?:done|taken|in)\b"
+    rf"|\b(?:are|is)\s+(?:all\s+)?(?:my|his|her|the|today'?s)\s+(?:\w+\s+)?{_PILL}\s+(?:all\s+)?done\b",
     re.I,
 )
 _MARK = re.compile(r"\b(?:mark|record|log|tick)\b", re.I)
+# "taken", "took it", "all taken!": the answer to a reminder, typed as the whole message (the dose due).
+_BARE_TAKEN = re.compile(
+    r"^\W*(?:(?:ok|okay|yes|yep|done)\W+)?(?:(?:i'?ve|i have|i)\s+)?(?:just\s+)?(?:all\s+)?"
+    r"(?:taken|took (?:it|them)|taken (?:it|them))(?:\s+(?:now|just now|already))?\W*$",
+    re.I,
+)
 # "Have I taken everything today": every dose, without a pill word.
 _EVERYTHING = re.compile(r"\b(?:everything|all (?:my|of them|today'?s)|all\s*$)\b", re.I)
 # "How many tablets do I have today": a count of the day's doses, not how much of a medicine to take.
@@ -227,7 +241,7 @@ _TODAY_ASKS = (
         r"|\b(?:what(?:'s| is| have i got)|anything|something)\s+left\s+to\s+take\b"
         r"|\bremind\s+me\s+what\s+i\s+(?:take|have to take|need to take)\b"
         r"|\b(?:do|have)\s+i\s+(?:still\s+)?(?:got\s+)?(?:need|have|got)\s+to\s+take\s+(?:anything|something|any\w*)\b"
-        r"|\b(?:what(?:'s| is)?|anything|is anything|something)\s+(?:left\s+)?due\s+(?:today|now|tonight|this)\b",
+        r"|\b(?:what(?:'s|s| is)?|anything|is anything|something)\s+(?:left\s+)?due\s+(?:today|now|tonight|this)\b",
         re.I,
     ),
     # "which reminders do I have today", "what are my reminders"
@@ -298,7 +312,7 @@ def _took_a_dose(text: str) -> bool:
             if verb_word in ("done", "taken") and _names_a_dose(before_words) and after_words[:1] != ["by"]:
                 return True
             # "Done my evening tablets": "done" first, then the dose.
-            if verb_word == "done" and not _words(before) and after_words[:1] in (["my"], ["the"]):
+            if verb_word == "done" and not _words(before) and after_words[:1] in (["my"], ["the"], ["with"]):
                 if _names_a_dose(after_words):
                     return True
             if verb_word == "done":
@@ -368,9 +382,13 @@ def read(message: str) -> MedicineRequest | None:
         return MedicineRequest(REMINDER, medicine) if medicine else None
     elif _DID_I.search(text) and (_names_a_dose(_words(text)) or _EVERYTHING.search(text)):
         kind = DOSES_TODAY
-    elif _took_a_dose(text) or (
-        ((_MARK.search(text) and re.search(r"\btaken\b", text, re.I)) or _TICK_OFF.search(text))
-        and _names_a_dose(_words(text))
+    elif (
+        _BARE_TAKEN.search(text)
+        or _took_a_dose(text)
+        or (
+            ((_MARK.search(text) and re.search(r"\btaken\b", text, re.I)) or _TICK_OFF.search(text))
+            and _names_a_dose(_words(text))
+        )
     ):
         kind = DOSE_TAKEN
     elif _QUESTION.search(text) and _asks_about_today(text) and not _ABOUT_A_MEDICINE.search(text):

@@ -71,6 +71,14 @@ _ADVICE = re.compile(
     # "what are the side effects of metformin": a pharmacist's answer (a complaint of one is the model's)
     r"|^\W*(?:what|which)\s+(?:are|is)\s+(?:the\s+)?(?:common\s+|main\s+|usual\s+)?side[- ]effects?\s+(?:of|from|for)\b"
     r"|\b(?:good|right|safe|correct|best|max|maximum|normal)\s+(?:dose|dosage|amount)\s+of\b"
+    # "what dose of ibuprofen should I take", "what dosage can my son have"
+    r"|\b(?:what|which|how big a|how high a)\s+(?:dose|dosage|strength|amount)\s+of\s+(?:\w+\s+){1,2}?"
+    r"(?:should|can|could|must|do|does)\s+(?:i|he|she|we|they|my\s+\w+)\s+(?:take|have|give|use)\b"
+    r"|\b(?:what|which|how big a|how high a)\s+(?:dose|dosage|amount)\s+(?:should|can|could|must)\s+"
+    rf"(?:i|he|she|we|they|my\s+\w+)\s+(?:take|give|use)\b(?!\s+(?:{_WHEN_IN_THE_DAY}))"
+    # "how many mg of ibuprofen can I take" ("how many paracetamol should I take" asks for a prescription)
+    r"|\bhow\s+(?:much|many)\s+(?:(?:mg|ml|milligrams|millilitres|milliliters)\s+)?of\s+(?:\w+\s+){1,2}?"
+    r"(?:should|can|could)\s+(?:i|he|she|we|they)\s+(?:safely\s+)?(?:take|have|give)\b"
     r"|\b(?:is it|is that|would it be|it is)\s+(?:ok|okay|safe|alright|fine|bad|dangerous)\s+to\s+"
     r"(?:drink|take|have|mix|combine|stop|skip|miss|double)\b"
     rf"|\bcan\s+(?:i|he|she)\s+(?:take|mix|combine|drink)\s+(?:\w+\s+){{1,3}}?with\s+(?:(?:my|his|her|the)\s+)?"
@@ -92,14 +100,21 @@ _DIAGNOSE = re.compile(
     rf"|\bam\s+i\s+(?:dying|diabetic|pregnant)\b"
     r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me|do i have)\b"
     r"|\b(?:diagnose|diagnosis for)\s+(?:me|my|this|him|her)\b"
-    r"|\bwhat(?:'s|s| is)\s+wrong with me\b",
+    r"|\bwhat(?:'s|s| is)\s+wrong with me\b"
+    # "can you tell me if this mole looks cancerous"
+    r"|\b(?:if|whether|think|does|do|is|are)\s+(?:this|it|that|these|my|his|her)(?:\s+\w+)?\s+"
+    r"(?:looks?|seems?|is|are|could be|might be|look|seem)?\s*(?:cancerous|malignant|benign)\b",
     re.IGNORECASE,
 )
 _OFF_TOPIC = re.compile(
     r"\b(?:weather|forecast|temperature outside|news|headlines|football|soccer|cricket|basketball|match score|"
     r"stock(?:s| price| market)|bitcoin|crypto|recipes?|jokes?|poems?|story about|movies?|films?|songs?|lyrics|"
-    r"capital of|president|prime minister|election|translate|homework|write (?:me )?(?:code|an essay|a letter)|"
+    r"capital of|president|prime minister|election|translate|homework|"
+    r"write (?:me )?(?:some )?(?:code|an essay|a letter|an? e-?mail|a cover letter|a speech|a text)|"
+    r"invest(?:ing|ments?)?\s+(?:my|in|some)|savings account|wi-?fi|router|printer|laptop|"
     r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant|pancakes?|"
+    r"(?:what|something)\s+(?:should|can|could|to)\s+(?:i\s+|we\s+)?(?:cook|bake|make for (?:dinner|lunch|tea))|"
+    r"meal ideas|dinner ideas|"
     # errands, said as requests: "I fell out of a taxi" or "I cut my finger cooking" are complaints
     r"(?:book|call|get|order|find)\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+)?(?:taxi|cab|uber|pizza|takeaway)|"
     r"play\s+(?:me\s+|us\s+)?(?:some\s+|a\s+|the\s+)?(?:music|songs?|radio|playlist|podcast))\b",
@@ -110,7 +125,7 @@ _CARE_WORDS = re.compile(
     r"\b(?:under the weather|feel|feels|feeling|felt|unwell|not well|tired|"
     r"appointment|doctor|specialist|book|booking|symptoms?|pain|ache|aches|hurts?|sore|sick|ill|fever|"
     r"medicine|medication|pills?|reminder|vitals?|heart|blood|sleep|report|sos|ambulance|emergency|clinic|"
-    r"hospital|nurse)\b",
+    r"hospital|nurse|\w+ologist|surgeon|surgery|gp|follow[- ]?up|check[- ]?up|health|medical)\b",
     re.IGNORECASE,
 )
 
@@ -131,6 +146,14 @@ _BOOKS_OTHER = re.compile(
 )
 
 
+# Sums asked as the whole message: "what's 15 times 12" (not "2 times a day").
+_SUM = re.compile(
+    r"^\W*(?:what(?:'s|s| is)\s+|calculate\s+)?\d+(?:\.\d+)?\s*(?:times|plus|minus|divided by|multiplied by|[x*+/-])\s*"
+    r"\d+(?:\.\d+)?\W*$",
+    re.I,
+)
+
+
 def out_of_scope(message: str) -> str | None:
     """The kind of request the assistant does not do (``PRESCRIBE``, ``ADVICE``, ``DIAGNOSE``, ``OFF_TOPIC``),
     or None: everything else goes to the model."""
@@ -144,6 +167,8 @@ def out_of_scope(message: str) -> str | None:
     if _DIAGNOSE.search(text):
         return DIAGNOSE
     if _OFF_TOPIC.search(text) and not _CARE_WORDS.search(_BOOKS_OTHER.sub(" ", text)) and not _names_a_symptom(text):
+        return OFF_TOPIC
+    if _SUM.search(text):
         return OFF_TOPIC
     return None
 

@@ -111,6 +111,21 @@ READS = [
     ("different time for the skin doctor please", desk.RESCHEDULE),
     ("wednesday is bad for me, how about friday", desk.RESCHEDULE),
     ("can the cardiologist do monday instead", desk.RESCHEDULE),
+    # an eighth and a ninth round (first read: list 18 of 20 and 10 of 20, moves 16 of 20 and 12 of 20)
+    ("what day did you book the eye doctor for", desk.LIST),
+    ("is there anything scheduled with the gp", desk.LIST),
+    ("sorry to bother you but I've lost the letter with my appointment on it", desk.LIST),
+    ("i think i have something with a doctor next week but i cant remember what", desk.LIST),
+    ("Can I get a list of everything I have coming up with doctors?", desk.LIST),
+    ("what have i got on with doctors this week", desk.LIST),
+    ("the 10am slot doesn't work for me, anything after lunch?", desk.RESCHEDULE),
+    ("could we do the eye appointment earlier in the day", desk.RESCHEDULE),
+    ("my appointment clashes with work, can we change the day", desk.RESCHEDULE),
+    ("I'd rather go next monday than this friday for the dentist", desk.RESCHEDULE),
+    ("Would it be possible to see the cardiologist a bit later than planned?", desk.RESCHEDULE),
+    ("is there a way to have my appointment next week instead of this week", desk.RESCHEDULE),
+    ("mornings are hard for me, please give me an afternoon time for my appointment", desk.RESCHEDULE),
+    ("the appointment you booked is too early, I can't get there by 8", desk.RESCHEDULE),
 ]
 
 NOT_THE_DESK = [
@@ -145,6 +160,9 @@ NOT_THE_DESK = [
     "is the cardiologist good for palpitations and dizziness?",
     "i won't be coming to work, i have a fever and a cough, can i see a doctor",
     "take me off the metformin reminder",
+    "please give me an afternoon time with the dermatologist",  # a new booking
+    "I lost my appetite and need a doctor",
+    "can you change the time of my metformin reminder to 9pm",
 ]
 
 

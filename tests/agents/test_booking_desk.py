@@ -41,6 +41,10 @@ READS = [
     ("a heart doctor on wednesday would be great", "cardiologist"),
     ("any chance of a dermatology slot monday", "dermatologist"),
     ("put mum down for the cardiologist", "cardiologist"),
+    # an eighth and a ninth round (first read 15 of 15 and 12 of 15)
+    ("can you sort me out an appointment with a dermatologist", "dermatologist"),
+    ("can i have an appointment with the general physician for a check up", "general physician"),
+    ("anything after lunch with a dermatologist?", "dermatologist"),
 ]
 NOT_THE_DESK = [
     "I have chest pain, book me a cardiologist",
@@ -53,6 +57,7 @@ NOT_THE_DESK = [
     # a long message with "a doctor" in it describes a problem (the lexicon may miss its words): triage
     "my arm burns way out of proportion to the injury and the skin keeps changing colour, need a doc",
     "any dermatology creams you would recommend",
+    "my stomach has been upset for days, need a doctor",  # a complaint the lexicon's symptoms miss
 ]
 
 
@@ -211,3 +216,11 @@ def test_a_wish_nothing_fits_is_said_before_the_nearest_time_is_offered(alice, d
         "Shall I book it?"
     )
     assert not Appointment.objects.exists()
+
+
+def test_a_longer_name_is_the_one_said_not_the_shorter_inside_it(db):
+    SpecializationFactory(name="orthopedist", synonyms=["orthopaedic surgeon", "bone doctor"])
+    SpecializationFactory(name="general surgeon", synonyms=["surgeon"])
+
+    assert booking_desk.read("book my husband in with an orthopaedic surgeon").specialization == "orthopedist"
+    assert booking_desk.read("book me a surgeon").specialization == "general surgeon"

@@ -92,6 +92,12 @@ READS = [
     ("whats my next dose", desk.DOSES_TODAY),
     ("what medicines should I take tonight", desk.DOSES_TODAY),
     ("which tablets should I take now", desk.DOSES_TODAY),
+    # an eighth and a ninth round (first read 31 of 35 and 13 of 15)
+    ("whats due now", desk.DOSES_TODAY),
+    ("have i got all my meds done for today", desk.DOSES_TODAY),
+    ("done with my evening dose", desk.DOSE_TAKEN),
+    ("taken", desk.DOSE_TAKEN),
+    ("where can i upload a photo of the doctor's note with my meds", desk.PHOTO),
 ]
 
 # A new reminder: (what the user typed, the medicine the desk names)
@@ -151,6 +157,8 @@ NOT_THE_DESK = [
     # a prescription dictated in words is a reminder to set, not a photo to upload
     "the doctor gave me a prescription for metformin twice a day, can you set it up",
     "what should my son take for a fever tonight",
+    "I take amlodipine 5 mg at 9pm",
+    "took my dog for a walk",
 ]
 
 

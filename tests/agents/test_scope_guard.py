@@ -58,6 +58,15 @@ OUT_OF_SCOPE = [
     ("what are the side effects of metformin", scope.ADVICE),
     ("can you tell me if i have covid", scope.DIAGNOSE),
     ("what antibiotic is best for a uti", scope.PRESCRIBE),
+    # an eighth and a ninth round (first read 8 of 10 and 5 of 10)
+    ("what dose of ibuprofen should I take", scope.ADVICE),
+    ("how many mg of ibuprofen can I take", scope.ADVICE),
+    ("what should i cook for dinner", scope.OFF_TOPIC),
+    ("can you tell me if this mole looks cancerous", scope.DIAGNOSE),
+    ("write an email to my boss", scope.OFF_TOPIC),
+    ("what's 15 times 12", scope.OFF_TOPIC),
+    ("how do I fix my wifi", scope.OFF_TOPIC),
+    ("what's the best way to invest my savings", scope.OFF_TOPIC),
 ]
 
 IN_SCOPE = [
@@ -97,6 +106,13 @@ IN_SCOPE = [
     "what medicines should I take tonight",  # the patient's own schedule
     "which tablets should I take now",
     "what pills should i take this morning",
+    "my laptop screen gives me headaches every day",
+    "the skin doctor said the mole looks benign, can I see a dermatologist again next week",
+    "what dose do I have next",
+    "how many tablets do I take today",
+    "I need the results of my investigation, my stomach hurts",
+    "my savings paid for my knee surgery, I need a follow up with the orthopedist",
+    "I take my tablets 2 times a day and still have a cough",
 ]
 
 
