@@ -13,13 +13,17 @@ It is asked only after every rule declined, and it only ever routes to a desk: h
 its rules (a false SOS is not a guess to make), and the model's own use cases (booking, setting a
 reminder) are never taken from it on a guess: a route needs the classifier's probability at or above
 the threshold chosen on the dev families by cross-validation so that none of the model's requests
-was taken. A wrong route still changes nothing without the patient's yes (the desks ask first).
-Turned off with ``AGENT_FIRST_STEP_MODEL=0``.
+that the rules leave to it was taken, and it must pass the desks' own checks: a request that names a
+symptom is a complaint (every desk leaves those to the model), a request about a reminder or a
+medicine is no appointment's, and one about an appointment is no medicine's. A wrong route still
+changes nothing without the patient's yes (the desks ask first). Turned off with
+``AGENT_FIRST_STEP_MODEL=0``.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from functools import cache
 from pathlib import Path
 
@@ -41,6 +45,51 @@ DESK_USE_CASES = frozenset(
         "medicines_photo",
     }
 )
+
+
+# What each desk leaves alone, as its own rules do (agents.appointment_desk._OTHER_THING; the medicines
+# desk's appointment words): "move my warfarin reminder to the evening" is no appointment to move.
+_MEDICINE_WORDS = re.compile(
+    r"\b(?:reminders?|alarms?|medications?|medicines?|meds|pills?|doses?|tablets?|capsules?|insulin|inhalers?|"
+    r"prescriptions?|scripts?)\b",
+    re.I,
+)
+_APPOINTMENT_WORDS = re.compile(
+    r"\b(?:appointments?|appts?|bookings?|visits?|slots?|check[- ]?ups?|consultations?|clinic)\b", re.I
+)
+
+
+# What a new reminder is made of and a dose taken or today's list never needs: how often, for how long,
+# a medicine just started, a reminder or an alarm ("I've started lisinopril once a day, set that up").
+# Setting a reminder is the model's (or the medicines desk's own rules'), never a guess's.
+_A_REGIMEN = re.compile(
+    r"\b(?:once|twice|thrice|\d+\s*(?:x|times)|(?:one|two|three|four)\s+times)\s+(?:a|per|each|every)\s+"
+    r"(?:day|week|night|morning)|\b(?:daily|nightly|weekly|bd|bid|tds|tid|qds|qid|od|q\d+h)\b"
+    r"|\b(?:every|each)\s+(?:day|morning|night|evening|\d+\s*(?:hours?|hrs?|h))\b|\b(?:a|per)\s+day\b"
+    r"|\bfor\s+(?:\d+|a|one|two|three|four|five|six|seven|ten|fourteen)\s+(?:days?|weeks?|months?)\b"
+    r"|\b(?:start(?:ed|ing)?|put me on|prescribed|from now on|from (?:today|tomorrow)|remind\w*|reminders?|alarms?|"
+    r"alerts?|set (?:that|it|this|them) up|set up|schedule)\b",
+    re.I,
+)
+
+
+# A dose taken is said in the past or marked ("took them jut now", "tick off the evening ones"); "I take
+# amlodipine at 9pm" is a schedule, the model's to set up.
+_TAKEN = re.compile(
+    r"\b(?:took|taken|had|done|swallowed|used|finished|ticked?|mark(?:ed)?|check(?:ed)? off|cross(?:ed)? off)\b",
+    re.I,
+)
+
+
+def fits(use_case: str, message: str) -> bool:
+    """Whether a route of ``message`` to ``use_case``'s desk passes the desks' own checks."""
+    if use_case.startswith("appointments_"):
+        return not _MEDICINE_WORDS.search(message)
+    if use_case.startswith("medicines_"):
+        if _APPOINTMENT_WORDS.search(message) or _A_REGIMEN.search(message):
+            return False
+        return use_case != "medicines_taken" or bool(_TAKEN.search(message))
+    return True
 
 
 @cache
@@ -66,6 +115,8 @@ def route(message: str) -> str | None:
         return None
     found = probabilities(message)
     best = max(found, key=found.__getitem__)
-    if best in DESK_USE_CASES and found[best] >= _model()[3]:
-        return best
-    return None
+    if best not in DESK_USE_CASES or found[best] < _model()[3] or not fits(best, message):
+        return None
+    from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
+
+    return None if symptoms_in(message) else best

@@ -41,6 +41,34 @@ def test_the_models_own_requests_are_never_routed(classifier_on, text):
     assert first_step.route(text) is None
 
 
+@pytest.mark.parametrize(
+    ("use_case", "text"),
+    [
+        ("appointments_reschedule", "sorry to bother you but can you move my amlodipine reminder to the evening"),
+        ("medicines_today", "what time is my appointment tomorrow"),
+        ("medicines_taken", "I take amlodipine 5 mg at 9pm"),  # a schedule: no dose said taken
+        ("medicines_today", "I've started lisinopril once a day"),
+        ("medicines_taken", "had my ramipril, can you set that up for every morning"),
+    ],
+)
+def test_a_route_must_pass_the_desks_own_checks(use_case, text):
+    assert not first_step.fits(use_case, text)
+
+
+@pytest.mark.parametrize(
+    ("use_case", "text"),
+    [("medicines_taken", "took them jut now"), ("appointments_list", "remind me who I'm seeing tomorrow")],
+)
+def test_requests_of_the_desks_pass_them(use_case, text):
+    assert first_step.fits(use_case, text)
+
+
+def test_a_request_that_names_a_symptom_is_never_routed(classifier_on, monkeypatch):
+    monkeypatch.setattr(first_step, "probabilities", lambda message: {"appointments_list": 1.0})
+    assert first_step.route("when am I seeing the doctor") == "appointments_list"
+    assert first_step.route("when am I seeing the doctor, my chest hurts") is None
+
+
 def test_a_request_no_rule_reads_is_routed_when_the_classifier_is_sure(classifier_on):
     from agents import medicine_desk
 
