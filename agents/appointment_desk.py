@@ -29,7 +29,7 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from agents import desk_steps
@@ -298,7 +298,8 @@ _AND_BOOK = re.compile(
 )
 _NEW_TIME_START = re.compile(
     rf"\b(?:to|for|until|till|into|on|at|by)\s+(?=(?:next\s+|this\s+|the\s+)?(?:{_DAYS}|morning|afternoon|evening|"
-    rf"next week|a week|later|earlier|the earliest|the afternoon|the morning|the evening|\d))",
+    rf"next week|a week|later|earlier|the earliest|the afternoon|the morning|the evening|\d|"
+    r"(?:a|an|another|some)\s+(?:later|earlier|different|other|new)\s+(?:date|day|time|slot)))",
     re.I,
 )
 _TIME_THEN_INSTEAD = re.compile(
@@ -433,7 +434,9 @@ def directory_words(names_of_each: Iterable[tuple[str, ...]]) -> tuple[str, ...]
 # Read without the directory, so the desk's decision needs no database (its first-step evaluation).
 _SPECIALIST = re.compile(
     r"\b(?:the|my|with|see)\s+(?:\w+\s+)?(?:\w+(?:ologist|iatrist|ician|ist|edist|paedist)s?|doctor|specialist|gp|"
-    r"surgeon|physician|dentist|dietitian|dietician|physio)\b|\b(?:dr\.?|doctor)\s+[a-z]\w+",
+    # "Dr Moreno", "doctor patel"; not "the doctor appointment on friday"
+    rf"surgeon|physician|dentist|dietitian|dietician|physio)\b|\b(?:dr\.?|doctor)\s+(?!{_APPOINTMENT}\b|{_DAYS}\b|"
+    r"(?:on|at|in|for|to|is|was|and|or|next|this|please|pls|thanks|tmrw|tmr|again|instead|today|tonight)\b)[a-z]\w+",
     re.I,
 )
 
@@ -526,6 +529,11 @@ def new_slot(appointment: Appointment, when: str, now: dt.datetime) -> tuple[Slo
         near = sorted(free, key=lambda s: abs(s.starts_at - wanted))[:NEARBY]
         said = Preference(day=day, said=when)
         return (exact[0] if exact else None), sorted(near, key=_start), said
+    local = now.astimezone(tz)
+    if preference.day == local.date() and not re.search(r"\btoday\b", when, re.I):
+        # "Move it to friday", said on a Friday with nothing free left today: the coming Friday
+        if not any(preference.fits(s.starts_at.astimezone(tz)) for s in free):
+            preference = replace(preference, day=preference.day + dt.timedelta(days=7))
     if preference:
         fitting = [s for s in free if preference.fits(s.starts_at.astimezone(tz))]
         # Only a part of the day ("something in the afternoon"): the fitting time nearest the old one.
@@ -536,10 +544,18 @@ def new_slot(appointment: Appointment, when: str, now: dt.datetime) -> tuple[Slo
     if _EARLIER.search(when):
         earlier = [s for s in free if s.starts_at < current]
         return (earlier[0] if earlier else None), free[:NEARBY], preference
+    if _LATER_DAY.search(when):
+        # "to a later date": a day after the appointment's, not an hour later on it
+        day = current.astimezone(tz).date()
+        later = [s for s in free if s.starts_at.astimezone(tz).date() > day]
+        return (later[0] if later else None), free[:NEARBY], preference
     if _LATER.search(when):
         later = [s for s in free if s.starts_at > current]
         return (later[0] if later else None), free[:NEARBY], preference
     return (free[0] if free else None), [], preference
+
+
+_LATER_DAY = re.compile(r"\b(?:later|another|a different|other)\s+(?:date|day)\b", re.I)
 
 
 _NEXT_WEEK = re.compile(r"\bnext week\b", re.I)

@@ -231,6 +231,11 @@ REQUEST = [
     _r(r"^\W*(?:quick|quickly|urgent|urgently|emergency)\W+(?:help|ambulance)\b"),
     # "help!", "help me now", "urgent help": a bare "help" asks what the assistant can do
     _r(r"^\W*(?:please\s+)?help(?:\s+(?:me|us|him|her))?(?:\s+(?:please|someone|anyone))?\s*!"),
+    # "hey help me now pls", "help us quick": the whole message, asked for at once
+    _r(
+        r"^\W*(?:(?:hey|hi|hello|oh god|omg|oh no|please|pls|plz)\W+)*help\s+(?:me|us|him|her|them)\s+"
+        r"(?:now|right now|quick|quickly|fast|asap|immediately)(?:\s+(?:please|pls|plz))?\W*$"
+    ),
     _r(rf"\bhelp\b{_S}{{0,20}}\b(?:urgent|urgently|asap|immediately|right now|now!)"),
     # "get help now", "I need help fast" (the whole message, or followed by what is happening)
     _r(

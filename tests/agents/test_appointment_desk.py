@@ -437,3 +437,41 @@ def test_a_typo_in_a_specialization_of_several_words_still_finds_the_appointment
     )
 
     assert found == [ent]
+
+
+def test_a_later_date_is_a_day_after_the_appointments_own(alice, two_appointments):
+    uro, _gp = two_appointments
+    SlotFactory(specialist=uro.specialist, starts_at=local_day_at(2, 14))  # the same day, later
+    next_day = SlotFactory(specialist=uro.specialist, starts_at=local_day_at(3, 10))
+
+    from django.utils import timezone
+
+    found = desk.read("please postpone my appointment tomorrow to a later date")
+    assert (found.kind, found.when) == (desk.RESCHEDULE, "to a later date")
+    slot, _offers, _said = desk.new_slot(uro, found.when, timezone.now())
+
+    assert slot == next_day
+
+
+def test_a_weekday_named_on_that_day_with_nothing_free_left_is_the_coming_one(alice, two_appointments):
+    from django.utils import timezone
+
+    uro, _gp = two_appointments
+    today = local_day_at(0, 12)
+    in_a_week = SlotFactory(specialist=uro.specialist, starts_at=local_day_at(7, 10))
+    weekday = today.strftime("%A").lower()
+
+    slot, _offers, said = desk.new_slot(uro, f"to on {weekday}", timezone.now())
+
+    assert slot == in_a_week and said.day == in_a_week.starts_at.astimezone(today.tzinfo).date()
+
+
+@pytest.mark.parametrize(
+    "words", ["i need to cancel my grandmother's doctor appointment", "reschedule my son's doctor appointment please"]
+)
+def test_a_relatives_doctor_appointment_names_no_doctor(alice, two_appointments, words):
+    """The family uses the patient's account: "my son's doctor appointment" is one of its appointments,
+    not one with a doctor called "appointment"."""
+    today = local_day_at(0, 12).date()
+    assert desk.choose(list(two_appointments), words, today) == list(two_appointments)
+    assert desk.choose(list(two_appointments), "cancel my appointment with doctor berg", today) == [two_appointments[0]]

@@ -239,6 +239,7 @@ EMERGENCIES = [
     "suicidal and have pills ready",
     "I've got a rope and I want to end it all",
     "my son says he is going to kill himself, he has a knife",
+    "hey help me now pls",
 ]
 
 NOT_EMERGENCIES = [
@@ -411,6 +412,7 @@ NOT_EMERGENCIES = [
     "i'm going to end it with my boyfriend",
     "i bought some pills for my cold",
     "I get chest pain for a few minutes when I climb stairs",
+    "can you help me now with my booking",
 ]
 
 
