@@ -59,7 +59,7 @@ _CANCEL = re.compile(
     r"|\btake\s+(?:me|us|him|her|them)\s+off\b"
     # "remove" only with the appointment: patients also remove reminders and medicines
     rf"|\bremove\s+(?:my|the|that|this)\s+(?:[\w']+\s+){{0,3}}?{_APPOINTMENT}\b"
-    r"|\b(?:don'?t|do not|no longer)\s+need\s+(?:my|the|that|this|it)\b",
+    r"|\b(?:don'?t|do not|no longer|won'?t|will not|wont)\s+(?:\w+\s+)?need\s+(?:my|the|that|this|it)\b",
     re.I,
 )
 _CANNOT_COME = re.compile(
@@ -143,6 +143,13 @@ _HAS = re.compile(
     rf"|\b(?:his|her|their|[a-z]+'s)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
     r"|\bam\s+i\s+(?:seeing|meeting)\s+(?:anyone|anybody|someone|any\s+doctors?|a\s+doctor)\b"
     r"|\bwhat(?:'s| is| have i got| do i have)\s+coming up\b"
+    # "tell me my schedule with the doctors", "I can't remember if I booked the dermatologist",
+    # "when do I go back to the gp"
+    r"|\bmy\s+(?:schedule|calendar|diary|plans?)\s+(?:with|at|for)\s+(?:the\s+)?(?:doctors?|docs?|clinic|hospital|gp|"
+    r"specialists?)\b"
+    r"|\b(?:if|whether)\s+(?:i|we|you|they)\s+(?:have\s+|'ve\s+)?(?:booked|book)\s+(?:me\s+)?(?:in\s+)?(?:with\s+)?"
+    r"(?:the|a|an|my)\b"
+    r"|\bwhen\s+(?:do|am|should|must)\s+i\s+(?:go|going|come|coming)\s+back\s+(?:to|in)\b"
     # "everything I have coming up with doctors", "what have I got on with the doctors this week",
     # "I think I have something with a doctor next week"
     r"|\b(?:everything|anything|what)\s+(?:i|we)\s+(?:have|'ve got|got|have got)\s+coming up\b"

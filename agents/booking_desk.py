@@ -59,7 +59,7 @@ _WANTS = re.compile(
     re.I,
 )
 _NOT = re.compile(
-    r"\b(?:don'?t|do not|no longer|never|not)\s+(?:\w+\s+){0,2}?(?:book|need|want|see)\b"
+    r"\b(?:don'?t|do not|no longer|never|not|won'?t|will not|wont|didn'?t)\s+(?:\w+\s+){0,2}?(?:book|need|want|see)\b"
     # changing an appointment the patient has: the appointments desk's, or the model's
     r"|\b(?:cancel\w*|re-?schedul\w*|postpon\w*|move|call off)\b",
     re.I,

@@ -11,7 +11,9 @@ import re
 
 # "Hello, am I booked in…", "ok so when is…": what comes before the request itself.
 _OPENING = re.compile(
-    r"^\W*(?:(?:hi|hello|hey|hiya|there|morning|evening|good (?:morning|afternoon|evening)|ok(?:ay)?|um+|uh+|so|"
+    # a bare "morning" or "evening" greets only with a mark after it: "morning meds?" asks for them
+    r"^\W*(?:(?:hi|hello|hey|hiya|there|(?:morning|evening)(?=\s*[,.!:;-]|\s+(?:all|there|again)\b)|"
+    r"good (?:morning|afternoon|evening)|ok(?:ay)?|um+|uh+|so|"
     r"sorry(?: to (?:bother|trouble) you)?(?: but)?|excuse me|yes|yeah|right|quick question|question|please|pls)\b"
     r"[\s,.!:;-]*)+",
     re.I,

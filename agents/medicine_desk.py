@@ -227,14 +227,15 @@ _TODAY_ASKS = (
     ),
     # "show me my medicines", "list today's doses", "what are my meds"
     re.compile(
-        rf"\b(?:show|list|tell|give)\s+(?:me\s+)?(?:all\s+)?(?:my|today'?s|tonight'?s)\s+(?:\w+\s+)?{_PILL}\b"
+        rf"\b(?:show|list|tell|give|go through|run through|walk me through|read out|read me)\s+(?:me\s+)?(?:all\s+)?"
+        rf"(?:my|today'?s|tonight'?s)\s+(?:\w+\s+)?{_PILL}\b"
         rf"|\bwhat(?:'s|s| is| are)\s+(?:my|today'?s)\s+(?:\w+\s+)?{_PILL}\b",
         re.I,
     ),
     # "what do I take today", "what have I got left to take", "anything due today?", "what's due now"
     re.compile(
         r"\bwhat\s+(?:do|should|must|have|am)\s+i\s+(?:supposed to\s+|meant to\s+|got\s+|need to\s+|have to\s+)?"
-        r"(?:left\s+)?(?:to\s+)?take\b"
+        r"(?:left\s+)?(?:to\s+)?(?:take|swallow)\b"
         # "what should mum be taking tonight", "what does dad take this evening"
         r"|\bwhat\s+(?:should|must|does|is|do)\s+(?:my\s+)?[a-z]+\s+(?:be\s+taking|take|supposed to take|"
         r"meant to take|need to take|have to take)\b[^.?!]*\b(?:today|tonight|now|this (?:morning|afternoon|evening))\b"
@@ -242,6 +243,17 @@ _TODAY_ASKS = (
         r"|\bremind\s+me\s+what\s+i\s+(?:take|have to take|need to take)\b"
         r"|\b(?:do|have)\s+i\s+(?:still\s+)?(?:got\s+)?(?:need|have|got)\s+to\s+take\s+(?:anything|something|any\w*)\b"
         r"|\b(?:what(?:'s|s| is)?|anything|is anything|something)\s+(?:left\s+)?due\s+(?:today|now|tonight|this)\b",
+        re.I,
+    ),
+    # "is there anything I need to take this evening", "do I have pills at 2pm", "is my insulin due soon",
+    # "which pill is the 6pm one", "when do I take it today"
+    re.compile(
+        r"\b(?:is|are)\s+there\s+(?:anything|something|any\s+\w+)\s+(?:(?:i|we|he|she)\s+(?:need|have|must|should)\s+"
+        r"to\s+take|to\s+take|due|left)\b"
+        rf"|\b(?:do|have)\s+i\s+(?:got\s+|have\s+)?(?:any\s+)?{_PILL}\s+(?:at|this|tonight|today|due|later|left|now|"
+        r"in the)\b"
+        rf"|\b(?:which|what)\s+{_PILL}\s+(?:is|are|do i take)\s+(?:the|my|at)\s+(?:\d|{_PART})"
+        r"|\bwhen\s+(?:do|should|must)\s+i\s+take\s+(?:it|them|those|these)\s+(?:today|tonight)\b",
         re.I,
     ),
     # "which reminders do I have today", "what are my reminders"
@@ -297,9 +309,22 @@ def _names_a_dose(words: list[str]) -> bool:
     return any(w in _PILL_WORDS or _is_medicine(w) for w in words)
 
 
+# "took the 8pm one", "finished my morning dose": a dose named by its time ("finished my antibiotics"
+# alone ends a course, not a dose)
+_TIMED_DOSE = re.compile(
+    rf"\b(?:took|taken|had|done|finished)\s+(?:my|the)\s+(?:\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?|{_PART})(?:'?s)?\s+"
+    r"(?:one|ones|dose|doses|lot)\b"
+    r"|\bfinished\s+(?:my|the)\s+(?:\w+\s+)?doses?\b",
+    re.I,
+)
+
+
 def _took_a_dose(text: str) -> bool:
     """ "I took my morning pill", "just took my metformin", "evening meds done", "mark my 8am dose as taken":
     a taking verb with a pill word or a medicine's name within a few words of it, not denied."""
+    timed = _TIMED_DOSE.search(text)
+    if timed and not _NEGATED.search(text[: timed.start()][-40:]):
+        return True
     for clause in re.split(r"[.!?;]|\bbut\b|\bthen\b", text):
         for verb in _TOOK.finditer(clause):
             before, after = clause[: verb.start()], clause[verb.end() :]
@@ -328,13 +353,18 @@ def _took_a_dose(text: str) -> bool:
     return False
 
 
+# "is my insulin due soon": only when the words name a dose ("is the bus due" does not)
+_IS_DUE = re.compile(r"\b(?:is|are)\s+(?:my|the|any)\s+(?:\w+\s+)?[a-z]+\s+due\b", re.I)
+
+
 def _asks_about_today(text: str) -> bool:
     """One of the questions about today's doses, whose words name a dose or ask what is due."""
     for pattern in _TODAY_ASKS:
         match = pattern.search(text)
         if match and (_names_a_dose(_words(match.group(0))) or _ASKS_WHAT_IS_DUE.search(match.group(0))):
             return True
-    return False
+    match = _IS_DUE.search(text)
+    return bool(match and _names_a_dose(_words(match.group(0))))
 
 
 # "is it time for my pills", "is it time to take my metformin" (words that name a dose): the answer
@@ -346,6 +376,8 @@ _TIME_FOR = re.compile(
 # "my meds for today?", "today's tablets please": the day's list asked for without a verb or a
 # question word (a statement about them, "my pills for today are making me dizzy", is not one).
 _BARE_TODAY = re.compile(
+    # "morning meds?", "tonight's tablets"
+    rf"^\W*(?:my\s+|the\s+)?(?:{_PART}|today|tonight)(?:'?s)?\s+{_PILL}\W*(?:please|pls|thanks)?\W*$|"
     rf"^\W*(?:(?:(?:my|all my)\s+(?:\w+\s+){{0,2}}?)?{_PILL}\s+(?:for\s+)?"
     r"(?:today|tonight|this (?:morning|afternoon|evening))"
     rf"|(?:today'?s?|tonight'?s?)\s+(?:\w+\s+){{0,2}}?{_PILL})\W*(?:please|pls|thanks)?\W*$",
@@ -356,6 +388,8 @@ _BARE_TODAY = re.compile(
 # The questions of _TODAY_ASKS that need no medicine word: "what do I take today", "what are my reminders".
 _ASKS_WHAT_IS_DUE = re.compile(
     r"^\W*(?:what\s+(?:do|should|must|have|am)\s+i\b|.*\bdue\b|.*\breminders\b|.*\bleft\s+to\s+take\b|"
+    r".*\b(?:anything|something)\s+(?:(?:i|we|he|she)\s+(?:need|have|must|should)\s+)?to\s+take\b|"
+    r".*\btake\s+(?:it|them|those|these)\s+(?:today|tonight)\b|"
     r"what\s+(?:should|must|does|is|do)\s+(?:my\s+)?[a-z]+\s+(?:be\s+taking|take|supposed to take|meant to take|"
     r"need to take|have to take)\b|"
     r".*\bremind\s+me\s+what\b|"

@@ -98,7 +98,9 @@ _DIAGNOSE = re.compile(
     rf"|\bdo\s+(?:i|you think i)\s+have\s+{_CONDITION}"
     rf"|\b(?:if|whether)\s+(?:i|he|she)\s+(?:have|has|'ve got|got)\s+{_CONDITION}"
     rf"|\bam\s+i\s+(?:dying|diabetic|pregnant)\b"
-    r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me|do i have)\b"
+    # "what do I have?" after the symptoms (not "what do I have booked", "what do I have to take tonight")
+    r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me)\b"
+    r"|\bwhat\s+do\s+i\s+have\b(?=\s*(?:[?.!]|$|exactly\b|,\s*(?:doctor|doc)\b))"
     r"|\b(?:diagnose|diagnosis for)\s+(?:me|my|this|him|her)\b"
     r"|\bwhat(?:'s|s| is)\s+wrong with me\b"
     # "can you tell me if this mole looks cancerous"

@@ -126,6 +126,12 @@ READS = [
     ("is there a way to have my appointment next week instead of this week", desk.RESCHEDULE),
     ("mornings are hard for me, please give me an afternoon time for my appointment", desk.RESCHEDULE),
     ("the appointment you booked is too early, I can't get there by 8", desk.RESCHEDULE),
+    # a tenth round (first read: list 11 of 15, cancel 4 of 5)
+    ("tell me my schedule with the doctors", desk.LIST),
+    ("i cant remember if i booked the dermatologist", desk.LIST),
+    ("when do i go back to the gp", desk.LIST),
+    ("what do I have booked after christmas", desk.LIST),
+    ("we won't need the GP visit tomorrow after all", desk.CANCEL),
 ]
 
 NOT_THE_DESK = [
@@ -163,6 +169,7 @@ NOT_THE_DESK = [
     "please give me an afternoon time with the dermatologist",  # a new booking
     "I lost my appetite and need a doctor",
     "can you change the time of my metformin reminder to 9pm",
+    "I won't need the reminder anymore, please remove it",
 ]
 
 

@@ -58,6 +58,7 @@ NOT_THE_DESK = [
     "my arm burns way out of proportion to the injury and the skin keeps changing colour, need a doc",
     "any dermatology creams you would recommend",
     "my stomach has been upset for days, need a doctor",  # a complaint the lexicon's symptoms miss
+    "we won't need the dermatologist tomorrow after all",
 ]
 
 

@@ -73,3 +73,10 @@ def test_texting_shorthand_is_written_out(typed, read):
 )
 def test_shorthand_is_read_only_as_whole_words(text):
     assert shorthand_read(text) == text
+
+
+def test_a_bare_morning_greets_only_with_a_mark_after_it():
+    from agents.desk_reading import without_opening
+
+    assert without_opening("morning, when is my appointment") == "when is my appointment"
+    assert without_opening("morning meds?") == "morning meds?"

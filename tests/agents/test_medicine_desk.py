@@ -98,6 +98,17 @@ READS = [
     ("done with my evening dose", desk.DOSE_TAKEN),
     ("taken", desk.DOSE_TAKEN),
     ("where can i upload a photo of the doctor's note with my meds", desk.PHOTO),
+    # a tenth round (first read: today 12 of 20, taken 3 of 5)
+    ("is there anything I need to take this evening?", desk.DOSES_TODAY),
+    ("do I have pills at 2pm", desk.DOSES_TODAY),
+    ("morning meds?", desk.DOSES_TODAY),
+    ("can you go through today's medication with me", desk.DOSES_TODAY),
+    ("what do i have to swallow tonight lol", desk.DOSES_TODAY),
+    ("is my insulin due soon", desk.DOSES_TODAY),
+    ("what did the doctor put me on, and when do I take it today", desk.DOSES_TODAY),
+    ("which pill is the 6pm one", desk.DOSES_TODAY),
+    ("finished my morning dose", desk.DOSE_TAKEN),
+    ("took the 8pm one", desk.DOSE_TAKEN),
 ]
 
 # A new reminder: (what the user typed, the medicine the desk names)
@@ -159,6 +170,8 @@ NOT_THE_DESK = [
     "what should my son take for a fever tonight",
     "I take amlodipine 5 mg at 9pm",
     "took my dog for a walk",
+    "is the bus due",
+    "took the morning train and now my knee hurts",
 ]
 
 

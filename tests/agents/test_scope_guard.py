@@ -67,6 +67,7 @@ OUT_OF_SCOPE = [
     ("what's 15 times 12", scope.OFF_TOPIC),
     ("how do I fix my wifi", scope.OFF_TOPIC),
     ("what's the best way to invest my savings", scope.OFF_TOPIC),
+    ("I have a rash and a fever, what do I have?", scope.DIAGNOSE),
 ]
 
 IN_SCOPE = [
@@ -113,6 +114,8 @@ IN_SCOPE = [
     "I need the results of my investigation, my stomach hurts",
     "my savings paid for my knee surgery, I need a follow up with the orthopedist",
     "I take my tablets 2 times a day and still have a cough",
+    "what do I have booked after christmas",
+    "what do i have to swallow tonight",
 ]
 
 
