@@ -325,8 +325,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # a racing heart with fainting now (an arrhythmia that starves the brain); a racing heart
         # with breathlessness or swollen legs is for a cardiologist's booking
         _r(
-            rf"\bheart\s+(?:is\s+)?(?:racing|pounding)\b{_S}{{0,40}}\b(?:about to|going to|gonna)\s+"
-            r"(?:faint|pass out|black out|collapse)\b"
+            rf"\bheart\s+(?:is\s+)?(?:racing|pounding|beating\s+(?:really\s+|very\s+|so\s+|super\s+)?(?:fast|hard)|"
+            rf"going crazy)\b{_S}{{0,40}}\b(?:about to|going to|gonna)\s+(?:faint|pass out|black out|collapse)\b"
         ),
     ],
     "breathing": [
@@ -397,6 +397,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(rf"\bconfused\b{_S}{{0,30}}\b(?:can't|unable to|cannot) (?:move|lift|feel|use)\b"),
         # speech lost together with a limb or the face: "can't speak and one arm is weak"
         _r(rf"\b(?:can't|unable to) (?:speak|talk)\b{_S}{{0,40}}\b(?:arm|leg|face|hand|side)\b"),
+        # "dad can't move one side of his body"
+        _r(
+            r"\b(?:can't|cannot|unable to|couldn't) (?:move|feel|use) (?:one side|half|the (?:left|right) side) of "
+            r"(?:his|her|my|their) (?:body|face)\b"
+        ),
         # "I can't feel the left side of my body", "he can't use his right hand"
         _r(
             r"\b(?:can't|cannot|unable to|couldn't) (?:move|lift|feel|use) (?:the |my |his |her |their )?"
@@ -732,6 +737,9 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
         _r(
             rf"\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,40}}\b(?:bleeding from|cut|gash on|wound on)\s+"
             r"(?:his|her|their|the|my)\s+head\b"
+            # "he's bleeding from his head after a fall"
+            r"|\bbleeding\s+(?:from|out of)\s+(?:his|her|their|the|my)\s+head\b"
+            rf"{_NOT_PAST_BETWEEN}{{0,40}}\b(?:a fall|fell|fallen|falling|hit|a crash|an accident)\b"
             rf"|\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,60}}\b(?:won't|isn't|is not|not|doesn't|can't)\s+"
             r"(?:answer(?:ing)?|respond(?:ing)?)\s+(?:me|us|when)\b"
         ),

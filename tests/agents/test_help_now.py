@@ -240,6 +240,10 @@ EMERGENCIES = [
     "I've got a rope and I want to end it all",
     "my son says he is going to kill himself, he has a knife",
     "hey help me now pls",
+    # a tenth batch (37 of 40 were caught before its rules)
+    "my heart is beating really fast and i feel like i'm going to faint",
+    "dad can't move one side of his body",
+    "he's bleeding from his head after a fall",
 ]
 
 NOT_EMERGENCIES = [
@@ -413,6 +417,9 @@ NOT_EMERGENCIES = [
     "i bought some pills for my cold",
     "I get chest pain for a few minutes when I climb stairs",
     "can you help me now with my booking",
+    "my heart beats fast when I exercise and sometimes I feel like I'm going to faint",
+    "he had a fall last year and was bleeding from his head",
+    "I couldn't move one side of my face after Bell's palsy two years ago",
 ]
 
 
