@@ -50,9 +50,11 @@ Negation is handled here, not with memory's NegEx scopes (agents.memory.text): t
 breathing", "bleeding won't stop"). A negation counts only in the few words before a match.
 
 Typos: a word that is no English word (the sentence encoder's word list, as in
-agents.tools.said) is read as the emergency word it is one or two edits from ("pian" -> "pain",
-"ambulence", "unconcious", "siezure"); contractions typed without the apostrophe ("cant", "isnt",
-"im") are read with it.
+agents.tools.said) is read as the word of the patterns it is one or two edits from ("pian" ->
+"pain", "ambulence", "unconcious", "siezure", "sygar"), a word with a letter typed twice ("bluue")
+or a short one with two letters swapped ("oen") as the pattern word it is; the words are read from
+the patterns themselves, so a pattern added is typo-tolerant at once. Contractions typed without
+the apostrophe ("cant", "isnt", "im") are read with it.
 """
 
 from __future__ import annotations
@@ -115,6 +117,10 @@ _MISSPELT = {
     "wkae": "wake",
 }
 
+# Real words the sentence encoder's word list lacks that are one or two edits from a pattern word:
+# "overdoing it at work" is not "overdosing".
+_REAL_WORDS = frozenset({"overdoing", "overdid", "overdone"})
+
 # Contractions typed without the apostrophe, or with a curly one, and their long forms.
 _CONTRACTIONS = (
     (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|wo|ca)n[\u2019']?t\b"), r"\1n't"),
@@ -135,20 +141,51 @@ def _english() -> frozenset[str]:
     return word_list()
 
 
+@cache
+def _pattern_words() -> frozenset[str]:
+    """Every word the patterns below are written with (three letters or more), read from their source:
+    a typo of any of them ("sygar", "wakw", "respobd", "snaje") is read as the word, not only of the
+    words listed in _VOCABULARY."""
+    sources = [_CHEST, _CHEST_SEVERE.pattern, _ORGAN_SIGN.pattern, _PULSE_SIGN.pattern]
+    groups = [REQUEST, _CHEST_WITH, *SYMPTOMS.values(), *ACROSS_CLAUSES.values(), *ONGOING.values()]
+    sources += [pattern.pattern for group in groups for pattern in group]
+    words: set[str] = set(_VOCABULARY)
+    for source in sources:
+        # a run of letters that a quantifier continues ("bacha+o+") or an apostrophe ("doesn't") is no word
+        words.update(re.findall(r"(?<![a-z)\]'])[a-z]{3,}(?![a-z+*?{\['])", re.sub(r"\\[a-zA-Z]", " ", source)))
+    return frozenset(words)
+
+
+def _short_or_doubled(word: str) -> str | None:
+    """A short word typed with two letters swapped ("oen", "nwo", "aer"), or a word with a letter
+    typed twice ("bluue", "hitt", "killl"): the pattern word it is, if exactly one."""
+    words = _pattern_words()
+    if len(word) == 3:
+        swaps = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(2)} & words
+        return swaps.pop() if len(swaps) == 1 else None
+    undoubled = {word[:i] + word[i + 1 :] for i in range(1, len(word)) if word[i] == word[i - 1]} & words
+    return undoubled.pop() if len(undoubled) == 1 else None
+
+
 @lru_cache(maxsize=4096)
 def _correct(word: str) -> str:
     """``word``, or the emergency word it is a typo of (the rules of agents.tools.said: two edits
-    in a long word, one in a mid-length word, a four-letter word only with two letters swapped)."""
+    in a long word, one in a mid-length word, a four-letter word only with two letters swapped; a
+    short word with two letters swapped; a letter typed twice)."""
     if word in _MISSPELT:
         return _MISSPELT[word]
-    if len(word) < 4 or not word.isalpha() or word in _VOCABULARY or word in _english():
+    if len(word) < 3 or not word.isalpha() or word in _pattern_words() or word in _REAL_WORDS or word in _english():
         return word
+    meant = _short_or_doubled(word)
+    if meant is not None or len(word) < 4:
+        return meant or word
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
 
     from agents.tools.said import _allowed
 
-    found = process.extract(word, _VOCABULARY, scorer=OSA.distance, score_cutoff=2, limit=None)
+    vocabulary = [w for w in _pattern_words() if len(w) >= 4]
+    found = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=2, limit=None)
     ranked = sorted((distance, meant) for meant, distance, _ in found if distance <= _allowed(word, meant))
     if not ranked:
         return word
@@ -159,7 +196,7 @@ def _correct(word: str) -> str:
     from agents.tools.said import correct as lexicon_reading
 
     elsewhere = lexicon_reading(word)
-    if elsewhere != word and elsewhere not in _VOCABULARY:
+    if elsewhere != word and elsewhere not in _pattern_words():
         return word
     return ranked[0][1]
 
@@ -197,6 +234,8 @@ REQUEST = [
     _r(rf"\b(?:call|get|send|need|want|request|dispatch|ring|phone|bring|summon|order){_S}{{0,30}}\bambulance\b"),
     _r(rf"\bambulance\b{_S}{{0,20}}\b(?:now|please|pls|plz|asap|quick|quickly|urgent|urgently|immediately|fast)\b"),
     _r(r"^\W*(?:an? |the )?ambulance\W*$"),
+    # the number alone: "911 please", "999!!"
+    _r(r"^\W*(?:911|999|112|108|000)\W*(?:please|pls|plz|now|asap|quick|help)?\W*$"),
     _r(r"\b(?:nearest|nearby|closest)\s+ambulance\b|\bambulance\s+(?:nearby|near me|near here|near us)\b"),
     # "call 911", "dial 999", "call emergency services", "get the paramedics"
     _r(
@@ -344,6 +383,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:blue|purple|grey|gray|dusky)\b"
             r"|(?<!fingertips have )(?<!fingers have )(?<!toes have )\b(?:gone|went|turned) (?:blue|grey|gray|purple)\b"
         ),
+        # the noises of a blocked airway or of the last breaths: "on the floor making gurgling noises"
+        _r(
+            r"\b(?:gurgling|rattling)\s+(?:noises?|sounds?|breath\w*)\b|\bdeath rattle\b|\bagonal\b"
+            r"|\bmaking\s+(?:a\s+)?(?:choking|rattling|gurgling|snoring|strange breathing)\s+(?:noises?|sounds?)\b"
+        ),
         # "he's gasping" (not the British "I'm gasping for a cup of tea")
         _r(r"\b(?:he's|she's|i'm|they're|is|am|are|keeps)\s+gasping\b(?!\s+for\s+(?:a|an|some|my)\b)"),
         _r(r"\bchoking\b"),
@@ -440,6 +484,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?!\s+(?:up\s+)?(?:early|on time|in time|for (?:school|work)|in the mornings?))|"
             r"not moving|(?:gone|went|going|is|feels?|seems?|looks?) (?:all |very |really )?floppy|"
             r"in and out of consciousness|losing consciousness|lost consciousness|can't stay awake|"
+            r"barely conscious|semi-?conscious|barely awake|"
             r"passing out|keeps? fainting|"
             r"collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
         ),
@@ -554,7 +599,9 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:stabbed|been shot|got shot|gunshot|electrocuted|drowning|drowned|snake ?bite|"
             r"(?:bitten|bit) by a snake|"
-            r"badly burn(?:ed|t)|burn(?:ed|t) (?:really |very |so )?badly|severe(?:ly)? burn(?:ed|t|s)?|"
+            r"badly burn(?:ed|t)|burn(?:ed|t) "
+            r"(?:(?:my ?self|him ?self|her ?self|them|him|her|(?:my|his|her|their) \w+) )?(?:really |very |so )?badly|"
+            r"severe(?:ly)? burn(?:ed|t|s)?|struck by lightning|"
             r"head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
             r"bike|motorbike|train|vehicle)|car (?:crash|accident)|road accident)\b"
         ),
@@ -584,6 +631,27 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:water|pool|river|sea|lake|canal|bath)\b|\bnear(?:ly)?[- ]drown\w*"
         ),
         _r(r"\bheart\s+(?:is\s+|has\s+)?(?:stopping|stopped|stopped beating|not beating)\b|\bno pulse\b"),
+        # an electric shock that reached the heart, the breath or the mind; a burn that took the skin off
+        _r(
+            rf"\belectric(?:al)? shock\b{_S}{{0,40}}\b(?:chest|heart|breath\w*|unconscious|passed out|collapsed|"
+            r"burn\w*|confused|numb)\b"
+            rf"|\bburn\w*\b{_S}{{0,50}}\bskin\s+(?:is\s+|has\s+)?(?:peeling|coming|falling|came)\s+off\b"
+        ),
+        # someone gone into the water: "my toddler fell in the pool" (not "my phone fell in the pool")
+        _r(
+            rf"\b(?:{_CHILD}|{_PERSON}|i)\s+(?:\w+\s+)?(?:fell|has fallen|fallen|slipped|went under|is under|was under|"
+            r"been under)\s+(?:in|into|under|in to)?\s*"
+            r"(?:the\s+)?(?:pool|river|lake|sea|canal|pond|water|bath)\b"
+        ),
+    ],
+    # a birth under way outside a hospital: the baby coming, the cord showing
+    "birth": [
+        _r(
+            r"\b(?:the\s+)?baby(?:'s| is)\s+(?:coming(?!\s+(?:in|next|soon|along|to|over|home|round|with|back|for|"
+            r"on|at|this|early|late))|crowning|coming out)\b"
+            r"|\b(?:i'm|she's|is|am)\s+giving birth\b(?!\s+(?:in|next|soon))"
+            r"|\bcord\s+(?:is\s+)?(?:out|showing|coming out)\b"
+        ),
     ],
     # Suicide with a plan, the means or the hour: "I'm going to kill myself", "I have a gun and I want to
     # die", "suicidal and have pills ready". Thoughts without them ("I want to end my life") get the
@@ -714,8 +782,16 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"becoming)\s+(?:(?!not\b|no\b|never\b|isn't\b)[\w']+,?\s+){0,3}?"
             r"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|drowsy)"
             r"|not making sense|can't wake|won't wake|unconscious|passing out|fitting|seizing"
+            r"|(?:going to|about to|gonna)\s+(?:pass out|faint|black out)"
             r"|can't think (?:straight|clearly)|(?:not|isn't|aren't) thinking (?:straight|clearly)"
             r"|disoriented|incoherent)\b"
+        ),
+        # "I think I'm going to pass out, my sugar is 2.1": fainting coming first, then a very low reading
+        # (under 3 mmol/L, or under 50 mg/dL)
+        _r(
+            rf"\b(?:going to|about to|gonna)\s+(?:pass out|faint|black out|collapse)\b{_S}{{0,60}}"
+            r"\b(?:blood sugar|sugar levels?|sugars?|glucose)\s+(?:is\s+|was\s+|of\s+|at\s+|reads?\s+)?(?:only\s+)?"
+            r"(?:[0-2](?:\.\d+)?|[1-4]\d)(?![\d.])"
         ),
         # "dad is confused, sweating and his sugar is 2.0": the confusion first, then a sugar low or high
         _r(

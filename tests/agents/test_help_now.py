@@ -244,6 +244,26 @@ EMERGENCIES = [
     "my heart is beating really fast and i feel like i'm going to faint",
     "dad can't move one side of his body",
     "he's bleeding from his head after a fall",
+    # an eleventh batch (22 of 30 were caught before its rules)
+    "my husband is on the floor making gurgling noises",
+    "my waters broke and the baby is coming now",
+    "I got an electric shock and my chest hurts",
+    "he's cold and clammy and barely conscious",
+    "my toddler fell in the pool",
+    "i burned myself really badly with boiling water, skin is peeling off",
+    "I can't stop shaking and I think I'm going to pass out, my sugar is 2.1",
+    "911 please",
+    # typed fast: a typo of any word the patterns are written with, a letter typed twice, a short
+    # word with two letters swapped (535 typed variants of the ninth to eleventh batches: 26 missed
+    # before, 6 after)
+    "my mom is confused and her blood sygar is really low",
+    "he's breathing funny and won't respobd to me",
+    "my son wzs bitten by a snaje",
+    "a dog attacked my daughter and she's bleeding bbadly",
+    "my toddler fell in tthe pool",
+    "hello, my baby is turning bluue",
+    "I got an electric sshock and my chest hurts",
+    "dad can't move oen side of his body",
 ]
 
 NOT_EMERGENCIES = [
@@ -420,6 +440,14 @@ NOT_EMERGENCIES = [
     "my heart beats fast when I exercise and sometimes I feel like I'm going to faint",
     "he had a fall last year and was bleeding from his head",
     "I couldn't move one side of my face after Bell's palsy two years ago",
+    "my phone fell in the pool",
+    "I went into the water for a swim and now my ear hurts",
+    "the baby is coming to visit on sunday",
+    "I'm giving birth next month, can I book a gynaecologist",
+    "my stomach is gurgling all the time",
+    "he snores and makes choking noises at night",
+    "I fell in the pool last summer and hurt my knee",
+    "I was hoping it was overdoing it at work, but my back still aches",
 ]
 
 
