@@ -102,6 +102,17 @@ def without_opening(text: str) -> str:
     return _OPENING.sub("", text)
 
 
+# Words patients write that no word list has and that a slip rule would "mend" into another word.
+_ABBREVIATIONS = frozenset(
+    {"appt", "appts", "ent", "gp", "gps", "obgyn", "ecg", "ekg", "bpm", "mcg", "tds", "qds", "prn"}
+)
+# Three-letter words a swap may give ("teh" -> "the").
+_COMMON_SHORT = frozenset(
+    "the and but for day you how who now not can did was has any one two get see had her his she are our out "
+    "why may its".split()
+)
+
+
 def typos_read(text: str, vocabulary: tuple[str, ...]) -> str:
     """``text`` with each typo of a word of ``vocabulary`` replaced by the word. A word that is
     spelled right (agents.tools.said's English word list) is kept: "cone" stays "cone", not "come".
@@ -119,6 +130,16 @@ def typos_read(text: str, vocabulary: tuple[str, ...]) -> str:
         low = word.lower()
         if len(low) < 2 or low in english or low in vocabulary or low in _KEPT:
             return word
+        # The two commonest slips, read into an English word: a letter typed twice ("ddid", "foor",
+        # "cliniic") and two letters swapped ("wiht", "daet"; in three letters only into a common word:
+        # "teh", "btu", "dya", not "ent" into "net"); only a non-word becomes a word.
+        if low not in _ABBREVIATIONS:
+            slips = {low[:i] + low[i + 1 :] for i in range(1, len(low)) if low[i] == low[i - 1]}
+            swaps = {low[:i] + low[i + 1] + low[i] + low[i + 2 :] for i in range(len(low) - 1) if low[i] != low[i + 1]}
+            slips |= swaps if len(low) >= 4 else swaps & _COMMON_SHORT
+            meant = {slip for slip in slips if len(slip) >= 2 and (slip in english or slip in vocabulary)}
+            if len(meant) == 1:
+                return meant.pop()
         found = process.extractOne(low, vocabulary, scorer=OSA.distance, score_cutoff=1 if len(low) < 7 else 2)
         return found[0] if found else word
 

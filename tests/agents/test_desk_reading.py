@@ -80,3 +80,19 @@ def test_a_bare_morning_greets_only_with_a_mark_after_it():
 
     assert without_opening("morning, when is my appointment") == "when is my appointment"
     assert without_opening("morning meds?") == "morning meds?"
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("ddid you book me in", "did you book me in"),
+        ("could you confirm my time foor me", "could you confirm my time for me"),
+        ("cancel teh appointment", "cancel the appointment"),
+        ("another dya", "another day"),
+        ("change my appt with the ENT", "change my appt with the ENT"),  # abbreviations stay
+    ],
+)
+def test_a_letter_typed_twice_or_two_swapped_is_read_as_the_word(typed, read):
+    from agents.desk_reading import typos_read
+
+    assert typos_read(typed, ("appointment", "cancel")) == read
