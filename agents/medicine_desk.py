@@ -87,6 +87,8 @@ _PART = r"(?:" + "|".join(sorted(PARTS, key=len, reverse=True)) + r")"
 # model must answer), how to take one, a complaint, a change to the prescription.
 _NOT_MINE = re.compile(
     r"\b(?:too many|too much|double|extra|overdos\w*|two doses|twice|again|wrong|by mistake|mistakenly|accident\w*|"
+    # "I took a lot of pills for my cold": more than a dose, for a person or the model to answer
+    rf"(?:a lot of|lots of|loads of|a handful of|a bunch of|a whole (?:pack|box|bottle|strip) of)\s+(?:\w+\s+)?{_PILL}|"
     r"someone else'?s|(?:his|her|their|husband'?s|wife'?s|mum'?s|mom'?s|dad'?s|son'?s|daughter'?s)\s+(?:\w+\s+)?"
     + _PILL
     + r"|instead of|expired|side[- ]effects?|allerg\w*|reaction|interact\w*|alcohol|safe|"

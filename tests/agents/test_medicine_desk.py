@@ -170,6 +170,7 @@ NOT_THE_DESK = [
     "what should my son take for a fever tonight",
     "I take amlodipine 5 mg at 9pm",
     "took my dog for a walk",
+    "I took a lot of pills for my cold",  # more than a dose: not marked as one
     "is the bus due",
     "took the morning train and now my knee hurts",
 ]
