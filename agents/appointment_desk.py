@@ -472,6 +472,7 @@ def choose(appointments: list[Appointment], words: str, today: dt.date) -> list[
     of the day, by its number in a list just shown, or "the next one"; all of them when the words
     name none of these."""
     specializations = specializations_of_directory()
+    typed = words.lower()  # a surname as typed: "Pitt" is no typo of "pit"
     words = typos_read(words, directory_words(names for _, names in specializations))
     low = words.lower()
     number = _NUMBER.search(words)
@@ -480,7 +481,7 @@ def choose(appointments: list[Appointment], words: str, today: dt.date) -> list[
         return [appointments[position - 1]] if 0 < position <= len(appointments) else []
     found = appointments
     named = [s.pk for s, names in specializations if any(_said(n, low) for n in names)]
-    people = [a for a in found if _surname(a) and re.search(rf"\b{re.escape(_surname(a))}\b", low)]
+    people = [a for a in found if _surname(a) and re.search(rf"\b{re.escape(_surname(a))}\b", f"{low} {typed}")]
     if people:
         found = people
     elif named:
