@@ -57,9 +57,13 @@ _DAYS = r"(?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|su
 _CANCEL = re.compile(
     r"\b(?:can+[cs]e?l+e?(?:l?ed|l?ing|s)?|call(?:ing)? off|scrap|drop|delete|get rid of|un-?book\w*)\b"
     r"|\btake\s+(?:me|us|him|her|them)\s+off\b"
+    # "take my cardiology booking off please"
+    rf"|\btake\s+(?:my|the|that|this)\s+(?:[\w']+\s+){{0,3}}?{_APPOINTMENT}\s+off\b"
     # "remove" only with the appointment: patients also remove reminders and medicines
     rf"|\bremove\s+(?:my|the|that|this)\s+(?:[\w']+\s+){{0,3}}?{_APPOINTMENT}\b"
-    r"|\b(?:don'?t|do not|no longer|won'?t|will not|wont)\s+(?:\w+\s+)?need\s+(?:my|the|that|this|it)\b",
+    # "I no longer need to see the dermatologist", "I won't be needing that GP appointment"
+    r"|\b(?:don'?t|do not|no longer|won'?t|will not|wont)\s+(?:\w+\s+)?(?:be\s+)?need(?:ing)?\s+"
+    r"(?:to\s+(?:see|go to|visit)\s+)?(?:my|the|that|this|it)\b",
     re.I,
 )
 _CANNOT_COME = re.compile(
@@ -250,6 +254,9 @@ _COME_OTHER_TIME = re.compile(
     r"(?:early|late|soon)\b"
     # "can we do the cardiology one a week later"
     r"|\b(?:the|my)\s+\w+\s+one\b[^.?!]*\b(?:later|earlier|sooner|another day|a different day|next week)\b"
+    # "is there a slot earlier than my current cardiology one"
+    rf"|\b(?:slots?|times?|anything|something|days?|dates?)\s+(?:earlier|later|sooner)\s+than\s+(?:my|the)\s+"
+    rf"(?:\w+\s+){{0,2}}?(?:{_APPOINTMENT}|one)\b"
     # "can I change to a later time on the same day", "different time for the skin doctor please"
     r"|\bchange\s+(?:it\s+)?to\s+(?:a|an)\s+(?:later|earlier|different|other)\s+(?:time|day|slot|date)\b"
     r"|^\W*(?:a\s+)?different\s+(?:time|day|date|slot)\s+for\b"
@@ -442,7 +449,7 @@ def directory_words(names_of_each: Iterable[tuple[str, ...]]) -> tuple[str, ...]
 _SPECIALIST = re.compile(
     r"\b(?:the|my|with|see)\s+(?:\w+\s+)?(?:\w+(?:ologist|iatrist|ician|ist|edist|paedist)s?|doctor|specialist|gp|"
     # "Dr Moreno", "doctor patel"; not "the doctor appointment on friday"
-    rf"surgeon|physician|dentist|dietitian|dietician|physio)\b|\b(?:dr\.?|doctor)\s+(?!{_APPOINTMENT}\b|{_DAYS}\b|"
+    rf"surgeon|physician|dentist|dietitian|dietician|physio|ent)\b|\b(?:dr\.?|doctor)\s+(?!{_APPOINTMENT}\b|{_DAYS}\b|"
     r"(?:on|at|in|for|to|is|was|and|or|next|this|please|pls|thanks|tmrw|tmr|again|instead|today|tonight)\b)[a-z]\w+",
     re.I,
 )

@@ -83,7 +83,7 @@ class BookingRequest:
 # Practitioners patients ask for that a specialist directory may lack: the desk says so and lists who
 # is there, rather than letting the model book something else in their place.
 _OTHER_PRACTITIONERS = re.compile(
-    r"\b(?P<kind>physio(?:therapist)?s?|dentists?|chiropractors?|opticians?|optometrists?|podiatrists?|"
+    r"\b(?P<kind>physio(?:therap(?:ist|y))?s?|dentists?|chiropractors?|opticians?|optometrists?|podiatrists?|"
     r"chiropodists?|psychologists?|therapists?|counsell?ors?|midwi(?:fe|ves)|osteopaths?|acupuncturists?|"
     r"audiologists?|speech therapists?)\b",
     re.I,
@@ -183,7 +183,9 @@ def read(message: str) -> BookingRequest | None:
         if other is not None and not _in_directory(other.group("kind")):
             from agents.tools.said import symptoms_in
 
-            return None if symptoms_in(text) else BookingRequest("", missing=other.group("kind").lower())
+            # "a physiotherapy session" asks for a physiotherapist
+            kind = re.sub(r"therapy$", "therapist", other.group("kind").lower())
+            return None if symptoms_in(text) else BookingRequest("", missing=kind)
         return None
     from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
 

@@ -23,7 +23,7 @@ PRESCRIBE, ADVICE, DIAGNOSE, OFF_TOPIC = "prescribe", "medicine_advice", "diagno
 
 _MEDICINE = (
     r"(?:antibiotics?|medicines?|medications?|meds|drugs?|pills?|tablets?|painkillers?|pain killers?|steroids?|"
-    r"antidepressants?|sleeping pills?|something (?:strong )?for (?:the |my )?\w+|"
+    r"antidepressants?|sleeping pills?|something (?:strong(?:er)? |else )?for (?:the |my )?\w+|"
     r"something to (?:help|make) (?:me |him |her )?\w+|amoxicillin|azithromycin|"
     r"ciprofloxacin|tramadol|codeine|oxycodone|xanax|valium|diazepam|viagra|insulin)"
 )
@@ -34,8 +34,14 @@ _WHEN_IN_THE_DAY = (
 )
 _PRESCRIBE = re.compile(
     rf"\b(?:prescribe|prescribing)\b(?!\s+(?:photo|picture|image))"
-    rf"|\b(?:give|get|send|sell|order|recommend|suggest)\s+(?:me|us|him|her)?\s*(?:some|a|an|any|the)?\s*"
-    rf"(?:strong\s+|good\s+)?{_MEDICINE}"
+    rf"|\b(?:give|get|send|sell|order|recommend|suggest)\s+(?:me|us|him|her)?\s*(?:some|a|an|any|the|more)?\s*"
+    rf"(?:strong\s+|good\s+|new\s+)?(?:{_MEDICINE}|inhalers?|refills?)"
+    # "can you refill my prescription", "renew my sertraline": a prescriber's or a pharmacy's act
+    r"|\b(?:refill|renew|re-?order)\s+(?:my|his|her|the|our)\s+(?:\w+\s+){0,2}?(?:prescriptions?|scripts?|meds|medications?|"
+    r"medicines?|pills|tablets|inhalers?)\b"
+    # "do I need antibiotics for this": whether to take a medicine is the prescriber's to decide
+    rf"|\b(?:do|does|would|will|should)\s+(?:i|he|she|we|they|my\s+\w+)\s+need\s+(?:an?\s+|some\s+|any\s+)?"
+    rf"(?:antibiotics?|steroids?|painkillers?|pain killers?|antidepressants?|insulin|a prescription)\b"
     rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could)\s+(?:i|he|she|we)\s+(?:take|use|have)"
     rf"(?!\s+(?:{_WHEN_IN_THE_DAY}))"
     # "what medicines do I take for a cold" asks for advice; "what medicines do I take in the morning"
@@ -55,7 +61,9 @@ _PRESCRIBE = re.compile(
 # What a patient says about a prescription they already have: in scope (reminders, the photo).
 _OWN_PRESCRIPTION = re.compile(
     r"\b(?:remind|reminders?|photo|picture|upload|scan|prescribed me|was prescribed|doctor (?:gave|prescribed)|"
-    r"dose taken|took my|refill appointment)\b",
+    r"dose taken|took my|refill appointment|"
+    # "book me a GP appointment to renew my prescription": a visit asked for is care
+    r"book|appointment|appt|(?:see|visit)\s+(?:a|the|my)\s+(?:doctor|gp))\b",
     re.IGNORECASE,
 )
 # Advice on a medicine the patient takes: stopping, changing the dose, mixing it with alcohol or
@@ -74,6 +82,8 @@ _ADVICE = re.compile(
     # "what dose of ibuprofen should I take", "what dosage can my son have"
     r"|\b(?:what|which|how big a|how high a)\s+(?:dose|dosage|strength|amount)\s+of\s+(?:\w+\s+){1,2}?"
     r"(?:should|can|could|must|do|does)\s+(?:i|he|she|we|they|my\s+\w+)\s+(?:take|have|give|use)\b"
+    r"|\b(?:what|which|how big a|how high a|how much)\s+(?:dose|dosage|strength|amount)\s+(?:of\s+(?:\w+\s+){1,2}?)?"
+    r"(?:i|he|she|we|they)\s+(?:should|can|could|must)\s+(?:take|have|give|use)\b"
     r"|\b(?:what|which|how big a|how high a)\s+(?:dose|dosage|amount)\s+(?:should|can|could|must)\s+"
     rf"(?:i|he|she|we|they|my\s+\w+)\s+(?:take|give|use)\b(?!\s+(?:{_WHEN_IN_THE_DAY}))"
     # "how many mg of ibuprofen can I take" ("how many paracetamol should I take" asks for a prescription)
@@ -102,6 +112,11 @@ _DIAGNOSE = re.compile(
     r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me)\b"
     r"|\bwhat\s+do\s+i\s+have\b(?=\s*(?:[?.!]|$|exactly\b|,\s*(?:doctor|doc)\b))"
     r"|\b(?:diagnose|diagnosis for)\s+(?:me|my|this|him|her)\b"
+    # "I think I have lupus, can you confirm": a diagnosis is asked for, whatever the condition
+    r"|\b(?:i|he|she)\s+(?:think|thinks|reckon|reckons|suspect|suspects)\s+(?:i|he|she)\s+(?:have|has|'ve got|got)\b"
+    r"[^.?!]*?\b(?:(?:can|could|would)\s+you\s+(?:confirm|check)(?:\s+(?:it|that|this|if|whether\s+i'?m\s+right))?"
+    r"\s*(?:please\s*)?(?:[?.!]|$)|(?:can|could)\s+you\s+tell\s+(?:me\s+)?(?:if|whether)\s+(?:i'?m|i am|that'?s|it'?s|"
+    r"it is|that is)\s+(?:right|it|true)\b|am i right|is that right)"
     r"|\bwhat(?:'s|s| is)\s+wrong with me\b"
     # "can you tell me if this mole looks cancerous"
     r"|\b(?:if|whether|think|does|do|is|are)\s+(?:this|it|that|these|my|his|her)(?:\s+\w+)?\s+"
@@ -114,7 +129,8 @@ _OFF_TOPIC = re.compile(
     r"capital of|president|prime minister|election|translate|homework|"
     r"write (?:me )?(?:some )?(?:code|an essay|a letter|an? e-?mail|a cover letter|a speech|a text)|"
     r"invest(?:ing|ments?)?\s+(?:my|in|some)|savings account|wi-?fi|router|printer|laptop|"
-    r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant|pancakes?|"
+    r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant|pancakes?|opening hours|"
+    r"what time (?:does|do|is)\s+(?:the\s+)?(?:\w+\s+){0,4}?(?:open|close|shut)|"
     r"(?:what|something)\s+(?:should|can|could|to)\s+(?:i\s+|we\s+)?(?:cook|bake|make for (?:dinner|lunch|tea))|"
     r"meal ideas|dinner ideas|"
     # errands, said as requests: "I fell out of a taxi" or "I cut my finger cooking" are complaints
@@ -176,9 +192,12 @@ def out_of_scope(message: str) -> str | None:
 
 
 def _names_a_symptom(text: str) -> bool:
-    from agents.tools.said import symptoms_in  # the symptom lexicon, typos read (loads spaCy once)
+    # the symptom lexicon, typos read (loads spaCy once), and the words of a complaint it has no
+    # symptom for, as typed: "my knee swelled up after football" is a complaint about a knee (a
+    # typo read into a complaint word would keep "what's the football svore" in scope)
+    from agents.tools.said import complaint_words, symptoms_in
 
-    return bool(symptoms_in(text))
+    return bool(symptoms_in(text)) or complaint_words(text)
 
 
 def reply(kind: str) -> str:

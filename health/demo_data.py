@@ -269,7 +269,15 @@ SPECIALIZATIONS = [
     SpecializationRow(
         "pediatrician",
         "Health care for babies, children and teenagers.",
-        ["paediatrician", "child specialist", "children's doctor", "pediatrics"],
+        [
+            "paediatrician",
+            "child specialist",
+            "children's doctor",
+            "kids doctor",
+            "kids' doctor",
+            "child doctor",
+            "pediatrics",
+        ],
         [("Dr. Lucy Fernandes", 5), ("Dr. Benjamin Carter", 1)],
     ),
     SpecializationRow(

@@ -132,6 +132,12 @@ READS = [
     ("when do i go back to the gp", desk.LIST),
     ("what do I have booked after christmas", desk.LIST),
     ("we won't need the GP visit tomorrow after all", desk.CANCEL),
+    # an eleventh round (first read: cancel 5 of 8, reschedule 8 of 10)
+    ("I no longer need to see the dermatologist, remove it", desk.CANCEL),
+    ("I'm feeling better so I won't be needing that GP appointment", desk.CANCEL),
+    ("take my cardiology booking off please", desk.CANCEL),
+    ("something's come up, can we do the ENT another day", desk.RESCHEDULE),
+    ("is there a slot earlier than my current cardiology one", desk.RESCHEDULE),
 ]
 
 NOT_THE_DESK = [
@@ -170,6 +176,7 @@ NOT_THE_DESK = [
     "I lost my appetite and need a doctor",
     "can you change the time of my metformin reminder to 9pm",
     "I won't need the reminder anymore, please remove it",
+    "take my tablets off the list",
 ]
 
 

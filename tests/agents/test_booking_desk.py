@@ -198,6 +198,8 @@ def test_a_clock_time_is_kept_in_the_proposal(alice, derm_slots):
 def test_a_kind_of_practitioner_the_directory_lacks_is_said_so_and_nothing_is_booked(alice, directory):
     assert booking_desk.read("can I see a physio on monday") == booking_desk.BookingRequest("", missing="physio")
     assert booking_desk.read("my back hurts, can I see a physio") is None, "a complaint is triaged by the model"
+    found = booking_desk.read("please schedule a physiotherapy session for friday")
+    assert found == booking_desk.BookingRequest("", missing="physiotherapist")
 
     conversation = start_chat(alice, "book me a dentist please", backend=harmful_model())
 

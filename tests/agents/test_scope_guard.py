@@ -68,6 +68,14 @@ OUT_OF_SCOPE = [
     ("how do I fix my wifi", scope.OFF_TOPIC),
     ("what's the best way to invest my savings", scope.OFF_TOPIC),
     ("I have a rash and a fever, what do I have?", scope.DIAGNOSE),
+    # an eleventh round (first read 7 of 15)
+    ("can you tell me what dose of ibuprofen I should give my 4 year old", scope.ADVICE),
+    ("what time does the pharmacy on main street close", scope.OFF_TOPIC),
+    ("can you order me more inhalers from the chemist", scope.PRESCRIBE),
+    ("I think I have lupus, can you confirm", scope.DIAGNOSE),
+    ("give me something stronger for the pain", scope.PRESCRIBE),
+    ("can you refill my prescription for sertraline", scope.PRESCRIBE),
+    ("do I need antibiotics for a sore throat", scope.PRESCRIBE),
 ]
 
 IN_SCOPE = [
@@ -116,6 +124,15 @@ IN_SCOPE = [
     "I take my tablets 2 times a day and still have a cough",
     "what do I have booked after christmas",
     "what do i have to swallow tonight",
+    # a complaint beside an off-topic word, and the eleventh round's near misses
+    "my knee has been swollen since I twisted it playing football",
+    "sprained my ankle at football, it's really swollen",
+    "book me a GP appointment to renew my prescription",
+    "remind me to renew my prescription on friday",
+    "remind me to order more inhalers next week",
+    "I think I have a chest infection, can you tell me who I should see",
+    "do I need to see a doctor about my cough",
+    "what time does my appointment start tomorrow",
 ]
 
 
