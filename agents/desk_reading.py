@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from agents.slips import only, undoubled, unswapped
+
 # "Hello, am I booked in…", "ok so when is…": what comes before the request itself.
 _OPENING = re.compile(
     # a bare "morning" or "evening" greets only with a mark after it: "morning meds?" asks for them
@@ -134,12 +136,11 @@ def typos_read(text: str, vocabulary: tuple[str, ...]) -> str:
         # "cliniic") and two letters swapped ("wiht", "daet"; in three letters only into a common word:
         # "teh", "btu", "dya", not "ent" into "net"); only a non-word becomes a word.
         if low not in _ABBREVIATIONS:
-            slips = {low[:i] + low[i + 1 :] for i in range(1, len(low)) if low[i] == low[i - 1]}
-            swaps = {low[:i] + low[i + 1] + low[i] + low[i + 2 :] for i in range(len(low) - 1) if low[i] != low[i + 1]}
-            slips |= swaps if len(low) >= 4 else swaps & _COMMON_SHORT
-            meant = {slip for slip in slips if len(slip) >= 2 and (slip in english or slip in vocabulary)}
-            if len(meant) == 1:
-                return meant.pop()
+            swaps = unswapped(low)
+            read_as = undoubled(low) | (swaps if len(low) >= 4 else swaps & _COMMON_SHORT)
+            meant = only({slip for slip in read_as if len(slip) >= 2 and (slip in english or slip in vocabulary)})
+            if meant is not None:
+                return meant
         found = process.extractOne(low, vocabulary, scorer=OSA.distance, score_cutoff=1 if len(low) < 7 else 2)
         return found[0] if found else word
 

@@ -68,7 +68,7 @@ from functools import cache, lru_cache
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from agents import language
+from agents import language, slips
 from health import sos
 from health.models import Alert, AlertEvent
 from health.sos.delivery import emergency_number
@@ -161,10 +161,8 @@ def _short_or_doubled(word: str) -> str | None:
     typed twice ("bluue", "hitt", "killl"): the pattern word it is, if exactly one."""
     words = _pattern_words()
     if len(word) == 3:
-        swaps = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(2)} & words
-        return swaps.pop() if len(swaps) == 1 else None
-    undoubled = {word[:i] + word[i + 1 :] for i in range(1, len(word)) if word[i] == word[i - 1]} & words
-    return undoubled.pop() if len(undoubled) == 1 else None
+        return slips.only(slips.unswapped(word) & words)
+    return slips.only(slips.undoubled(word) & words)
 
 
 @lru_cache(maxsize=4096)
@@ -298,6 +296,7 @@ _CHEST = (
     r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling| pain)?)\s+(?:in|across|on)\s+"
     r"(?:my|his|her|their|the)\s+chest"
     r"|(?:my|his|her) chest (?:really |so |very |badly )?(?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
+    r"|(?:my|his|her) chest (?:is being|feels like it'?s being|feels like it is being) (?:crushed|squeezed)"
     # pressure said as a picture: "feels like an elephant is sitting on it", "a weight on my chest"
     r"|chest\s+feels?\s+like\b|(?:sitting|weight|ton of bricks)\s+on\s+(?:my|his|her|the)\s+chest"
 )
@@ -574,8 +573,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # "swallowed a bottle of pills", "took a whole pack of paracetamol tablets"; not "a bottle of water"
         _r(
             rf"\b(?:took|taken|swallowed|ate|eaten|had)\s+an?\s+(?:(?:full|whole|entire)\s+)?"
-            rf"(?:bottle|pack|packet|box|strip|tub)\s+of\b{_S}{{0,25}}\b(?:pills|tablets|capsules|meds|"
-            r"medicines?|medications?|painkillers|paracetamol|ibuprofen|aspirin|insulin)\b"
+            rf"(?:bottle|pack|packet|box|strip|tub)\s+of\b{_S}{{0,25}}\b{_DOSES}\b"
         ),
     ],
     # a child who got into the medicines: "the toddler found my pills and ate some"
@@ -647,7 +645,9 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     # a birth under way outside a hospital: the baby coming, the cord showing
     "birth": [
         _r(
-            r"\b(?:the\s+)?baby(?:'s| is)\s+(?:coming(?!\s+(?:in|next|soon|along|to|over|home|round|with|back|for|"
+            # "the babys coming now" is typed "baby coming now" too ("babys" reads as "baby")
+            r"\bbaby\s+(?:coming|crowning)\s+(?:now|out|right now|fast)\b"
+            r"|\b(?:the\s+)?baby(?:'?s| is)\s+(?:coming(?!\s+(?:in|next|soon|along|to|over|home|round|with|back|for|"
             r"on|at|this|early|late))|crowning|coming out)\b"
             r"|\b(?:i'm|she's|is|am)\s+giving birth\b(?!\s+(?:in|next|soon))"
             r"|\bcord\s+(?:is\s+)?(?:out|showing|coming out)\b"
@@ -684,10 +684,12 @@ _PURPLE_RASH = r"(?:purple|purplish|dark red) (?:rash|spots|blotches)"
 # A character of the sentence that does not begin a time in the past ("fell last year and cut my head").
 _NOT_PAST_BETWEEN = r"(?:(?!\b(?:last|ago|yesterday|years?|months?|weeks?)\b)[^.!?;])"
 # Confusion as a relative says it: with a low sugar, the cold or the heat it is an emergency.
-_CONFUSED = (
-    r"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|not making (?:any )?sense|"
-    r"talking nonsense|disoriented|incoherent|doesn't know where (?:he|she|they) (?:is|are))"
+# The words that say it alone; "confused" says it of a person ("do you get confused?" asks).
+_CONFUSED_SPEECH = (
+    r"(?:not making (?:any )?sense|talking nonsense|disoriented|incoherent|"
+    r"doesn't know where (?:he|she|they) (?:is|are))"
 )
+_CONFUSED = rf"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|{_CONFUSED_SPEECH})"
 
 # A blood pressure of 180/120 or more with a sign of harm to the organs is a hypertensive emergency
 # (the American Heart Association's advice: call the emergency number). The reading alone, without
@@ -781,10 +783,9 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:(?:i'm|i am|i feel|he's|she's|they're|he is|she is|they are|is|are|am|seems?|getting|gone|went|"
             r"becoming)\s+(?:(?!not\b|no\b|never\b|isn't\b)[\w']+,?\s+){0,3}?"
             r"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|drowsy)"
-            r"|not making sense|can't wake|won't wake|unconscious|passing out|fitting|seizing"
+            rf"|{_CONFUSED_SPEECH}|can't wake|won't wake|unconscious|passing out|fitting|seizing"
             r"|(?:going to|about to|gonna)\s+(?:pass out|faint|black out)"
-            r"|can't think (?:straight|clearly)|(?:not|isn't|aren't) thinking (?:straight|clearly)"
-            r"|disoriented|incoherent)\b"
+            r"|can't think (?:straight|clearly)|(?:not|isn't|aren't) thinking (?:straight|clearly))\b"
         ),
         # "I think I'm going to pass out, my sugar is 2.1": fainting coming first, then a very low reading
         # (under 3 mmol/L, or under 50 mg/dL)
@@ -889,7 +890,9 @@ _NOW = re.compile(
 # Said of the past: "last month", "two years ago", "in 2019", "I had a stroke", "after my stroke".
 # "since yesterday" and "since last night" are not past: the thing goes on.
 _PAST = re.compile(
-    r"\b(?:ago|previously|in the past|a while back|history of|used to|once had|years back|survivor|"
+    # minutes or hours ago is still now: "I took 30 paracetamol an hour ago"
+    r"\b(?:(?<!minutes )(?<!minute )(?<!mins )(?<!min )(?<!hours )(?<!hour )(?<!hrs )(?<!hr )ago|"
+    r"previously|in the past|a while back|history of|used to|once had|years back|survivor|"
     r"died|passed away|when i was|as a (?:child|kid|baby)|"
     r"(?<!since )(?<!from )yesterday|(?<!since )(?<!from )last (?:night|week|month|year|time|summer|winter|spring|"
     r"autumn|fall|weekend|\w+day)|the other day|in (?:19|20)\d\d|(?:after|since) (?:my|his|her|their) "

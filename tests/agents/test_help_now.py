@@ -264,6 +264,10 @@ EMERGENCIES = [
     "hello, my baby is turning bluue",
     "I got an electric sshock and my chest hurts",
     "dad can't move oen side of his body",
+    # a twelfth batch (28 of 30 were caught before its rules; typed 5 times each, 148 of 150)
+    "I took 30 paracetamol an hour ago",
+    "my chest is being crushed and I'm sweating",
+    "my waters broke and the babys coming now asap",
 ]
 
 NOT_EMERGENCIES = [
@@ -448,6 +452,15 @@ NOT_EMERGENCIES = [
     "he snores and makes choking noises at night",
     "I fell in the pool last summer and hurt my knee",
     "I was hoping it was overdoing it at work, but my back still aches",
+    # near misses of the twelfth batch's rules: minutes or hours ago is now, and still no emergency here
+    "I had chest pain an hour ago but it's gone now",
+    "I fainted 20 minutes ago and I feel fine now",
+    "my son fell off the swing an hour ago and has a small bump",
+    "I took 2 ibuprofen an hour ago and my headache is still there",
+    "my chest felt squeezed when I ran for the bus last week",
+    "I had a nosebleed a few hours ago, it stopped on its own",
+    "when is the baby coming?",
+    "when's the baby coming",
 ]
 
 
