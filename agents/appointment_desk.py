@@ -59,6 +59,8 @@ _CANCEL = re.compile(
     r"|\btake\s+(?:me|us|him|her|them)\s+off\b"
     # "take my cardiology booking off please"
     rf"|\btake\s+(?:my|the|that|this)\s+(?:[\w']+\s+){{0,3}}?{_APPOINTMENT}\s+off\b"
+    # "please don't keep the slot for me on monday"
+    rf"|\b(?:don'?t|do not|no need to)\s+(?:keep|hold|save)\s+(?:my|the|that|this)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
     # "remove" only with the appointment: patients also remove reminders and medicines
     rf"|\bremove\s+(?:my|the|that|this)\s+(?:[\w']+\s+){{0,3}}?{_APPOINTMENT}\b"
     # "I no longer need to see the dermatologist", "I won't be needing that GP appointment"
@@ -73,7 +75,10 @@ _CANNOT_COME = re.compile(
     r"|\b(?:won'?t|will not|wont|not)\s+be\s+(?:coming|going|attending)\s+(?:to\s+|in\s+for\s+)?"
     r"(?:my|the|his|her|tomorrow'?s|[a-z]+'s)\s+(?:\w+\s+){0,2}?"
     rf"(?:{_APPOINTMENT}|\w+(?:ist|ian)|doctor|gp)\b"
-    r"|\bclash(?:es|ing)?\s+with\b",
+    r"|\bclash(?:es|ing)?\s+with\b"
+    # "I've decided not to go to the cardiologist", "I'm not coming on monday"
+    r"|\b(?:decided|chosen|choose|prefer)\s+not\s+to\s+(?:go|come|attend|see|keep)\b"
+    r"|\b(?:i'm|i am|we're|we are)\s+not\s+(?:coming|going)(?!\s+(?:to\s+)?(?:work|school|home|out)\b)\b",
     re.I,
 )
 # "Don't cancel it", and "my appointment got cancelled" (what happened, not a request).
@@ -82,7 +87,8 @@ _NEGATED_CANCEL = re.compile(
     r"\b(?:don'?t|do not|not|never|no need to|got|was|were|been|is|are)\s+(?:\w+\s+)?can+[cs]e?l", re.I
 )
 _MOVE_VERB = (
-    r"(?:re-?schedul\w*|re-?book\w*|re-?ar+ang\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|push(?:ed)?|bring|swap|"
+    # "prepone": Indian English for bringing an appointment forward
+    r"(?:re-?schedul\w*|re-?book\w*|re-?ar+ang\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|prepon\w*|push(?:ed)?|bring|swap|"
     r"shift|switch|delay|put)"
 )
 # The verb must act on the appointment ("move it", "change my appointment", "push the dentist back"):
@@ -214,6 +220,9 @@ _SEEING = re.compile(
     r"(?:next\s+)?(?:seeing|see|meeting|visiting|"
     r"going to see|due to see|supposed to see|have to see|need to see|(?:need to |have to |)go to)\b"
     r"|\bwhen\s+i'?m\s+(?:next\s+)?(?:seeing|meeting)\b"
+    # "the name of the doctor I'm seeing tomorrow"
+    r"|\b(?:doctor|specialist|consultant|gp|\w+(?:ologist|iatrist|ician))\s+(?:i'm|i am|we're|he's|she's)\s+"
+    r"(?:seeing|going to see|due to see|booked (?:in )?with)\b"
     # "which doctor am I seeing on tuesday", "what specialist do I see next"
     r"|\b(?:which|what)\s+(?:doctor|specialist|consultant|clinic|hospital)\s+(?:am|do)\s+i\s+(?:next\s+)?"
     r"(?:seeing|see|meeting|going to|visiting)\b",
@@ -281,15 +290,15 @@ _COME_OTHER_TIME = re.compile(
 )
 _MY_DAY = re.compile(rf"\b{_DAYS}'s\b", re.I)
 # Said only of an appointment the patient has: the verb is enough ("reschedule pls").
-_ONLY_APPOINTMENTS = re.compile(r"\b(?:re-?schedul\w*|re-?book\w*|postpon\w*)\b", re.I)
+_ONLY_APPOINTMENTS = re.compile(r"\b(?:re-?schedul\w*|re-?book\w*|postpon\w*|prepon\w*)\b", re.I)
 # "I can't come at 10": a time the patient was to come at is their appointment's.
 _COME_AT = re.compile(r"\b(?:come|be there|get there|make it)\s+(?:in\s+)?at\s+\d", re.I)
 _PRONOUN_TARGET = re.compile(r"\b(?:it|that|this one|that one|the one|the \S+ one)\b", re.I)
 _QUESTION = re.compile(
     r"\?|\b(?:when|whens|when's|where|wheres|where's|who|what time|what day|which day|how many|whats|what's)\b"
     r"|^\W*(?:what|which|do|did|is|am|are|have|show|list|tell|remind|check|"
-    r"can you (?:show|tell|check|list|remind)|could you (?:show|tell|check|list|remind)|any)\b"
-    r"|\b(?:show|list|tell)\s+me\b|\bremind me (?:of|about|when)\b"
+    r"can you (?:show|tell|check|list|remind|read)|could you (?:show|tell|check|list|remind|read)|any|read)\b"
+    r"|\b(?:show|list|tell|read)\s+me\b|\bread\s+out\b|\bremind me (?:of|about|when)\b"
     r"|\b(?:can|could|may)\s+i\s+(?:see|have|get)\s+(?:a\s+list\s+of\s+)?(?:all\s+)?(?:my|the)\b",
     re.I,
 )
@@ -323,7 +332,7 @@ _TIME_THEN_INSTEAD = re.compile(
     r"|would be (?:good|better|great|fine|best))\b",
     re.I,
 )
-_EARLIER = re.compile(r"\b(?:earlier|sooner|forward|earliest|soonest|as soon as|asap|first free)\b", re.I)
+_EARLIER = re.compile(r"\b(?:earlier|sooner|forward|earliest|soonest|as soon as|asap|first free|prepon\w*)\b", re.I)
 _WEEK_LATER = re.compile(r"\b(?:a|one|by a|by one)\s+week\b|\bnext week\b", re.I)
 _LATER = re.compile(r"\b(?:later|back|postpone\w*|delay|put\s+(?:\w+\s+){0,3}?off)\b", re.I)
 _PARTS = re.compile(r"\b(?:morning|afternoon|evening)\b", re.I)

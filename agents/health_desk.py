@@ -31,7 +31,14 @@ log = logging.getLogger(__name__)
 DESK = "Health desk:"  # how the desk's planner steps begin (the chat page shows its words as written)
 
 _TOPICS = (
-    ("sleep", re.compile(r"\b(?:sleep|slept|sleeping)\b", re.I)),
+    # "what time did I wake up", "when did dad go to bed": asked of the night the watch recorded
+    (
+        "sleep",
+        re.compile(
+            r"\b(?:sleep|slept|sleeping|did\s+(?:i|\w+)\s+(?:wake|get)\s+up|did\s+(?:i|\w+)\s+(?:go|get)\s+to\s+bed)\b",
+            re.I,
+        ),
+    ),
     ("heart_rate", re.compile(r"\b(?:heart ?rate|pulse|heart ?beats?|bpm|hr|heart\s+(?:been|doing|looking))\b", re.I)),
     ("blood_pressure", re.compile(r"\b(?:blood pressure|bp)\b", re.I)),
     ("spo2", re.compile(r"\b(?:oxygen|spo2|o2|saturation|sats)\b", re.I)),
@@ -58,7 +65,7 @@ _TOPICS = (
     ),
 )
 _ASKS = re.compile(
-    r"\?|^\W*(?:how|hows|how's|what|whats|what's|was|were|did|do|is|are|has|have|show|tell|give|send|summari[sz]e|"
+    r"\?|^\W*(?:how|hows|how's|what|whats|what's|when|was|were|did|do|is|are|has|have|show|tell|give|send|summari[sz]e|"
     r"any|anything|can you|could you|can i|could i|please)\b|\b(?:show|tell|give)\s+me\b|\bsummary\b",
     re.I,
 )

@@ -161,7 +161,8 @@ _ELSEWHERE = re.compile(r"\bto\s+(?:the|my|a)?\s*(?:pharmacy|pharmacist|chemist|
 
 # --- dose_taken: "I took my morning pill", "just took my metformin", "evening meds done" ---------
 # Not "finished": "I finished my antibiotics" is the end of a course, not a dose.
-_TOOK = re.compile(r"\b(?:took|taken|had|swallowed|done|used)\b", re.I)
+# "my husband gave me my 6pm tablets": given by a carer, taken all the same
+_TOOK = re.compile(r"\b(?:took|taken|had|swallowed|done|used|(?:gave|given)\s+(?:me|him|her))\b", re.I)
 # "Did I take…", "have I taken…", "can't remember if I took…": a question about the records.
 _DID_I = re.compile(
     r"\b(?:did|have|had|has)\s+(?:i|we|she|he)\s+(?:already\s+|actually\s+)?(?:take|taken|took|had|have)\b"
@@ -244,7 +245,12 @@ _TODAY_ASKS = (
         r"|\b(?:what(?:'s| is| have i got)|anything|something)\s+left\s+to\s+take\b"
         r"|\bremind\s+me\s+what\s+i\s+(?:take|have to take|need to take)\b"
         r"|\b(?:do|have)\s+i\s+(?:still\s+)?(?:got\s+)?(?:need|have|got)\s+to\s+take\s+(?:anything|something|any\w*)\b"
-        r"|\b(?:what(?:'s|s| is)?|anything|is anything|something)\s+(?:left\s+)?due\s+(?:today|now|tonight|this)\b",
+        r"|\b(?:what(?:'s|s| is)?|anything|is anything|something)\s+(?:left\s+)?due\s+(?:today|now|tonight|this|next|"
+        r"later|soon|at\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?|at\s+(?:noon|midday|lunch(?:time)?|bedtime|night)|"
+        r"in the (?:morning|afternoon|evening))\b"
+        # "am I meant to take anything with breakfast", "is mum supposed to take something tonight"
+        r"|\b(?:am|are|is)\s+(?:i|we|he|she|my\s+\w+|mum|mom|dad)\s+(?:meant|supposed)\s+to\s+take\s+"
+        r"(?:anything|something|any\w*)\b",
         re.I,
     ),
     # "is there anything I need to take this evening", "do I have pills at 2pm", "is my insulin due soon",
@@ -349,7 +355,8 @@ def _took_a_dose(text: str) -> bool:
                 if _JUST_NOW.search(after):
                     return True
             if _names_a_dose(after_words) and (
-                verb_word not in ("had", "used") or after_words[:1] in (["my"], ["the"])
+                not (verb_word in ("had", "used") or verb_word.startswith(("gave", "given")))
+                or after_words[:1] in (["my"], ["the"])
             ):
                 return True
     return False

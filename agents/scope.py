@@ -49,9 +49,13 @@ _PRESCRIBE = re.compile(
     rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+do\s+(?:i|he|she|we)\s+(?:take|use|have)\s+"
     r"(?:\w+\s+){0,2}?for\b"
     rf"|\b(?:which|what)\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:is best|is good|works best)"
+    # "what's the best antibiotic for a chest infection"
+    r"|\b(?:what|which)(?:'s|s| is| are)\s+(?:the\s+)?(?:best|right|strongest|good|recommended)\s+"
+    r"(?:medicine|medication|drug|pill|tablet|antibiotic|painkiller|cream|treatment)s?\s+for\b"
     rf"|\bwhich\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could)\b"
     rf"(?![^.?!]*\b(?:{_WHEN_IN_THE_DAY})\b)"
-    rf"|\bhow\s+(?:much|many)\s+\w+\s+(?:should|can)\s+i\s+take\b"
+    rf"|\bhow\s+(?:much|many)\s+\w+\s+(?:should|can|could)\s+(?:i|he|she|we|they|(?:a|my|our)\s+(?:child|baby|kid|"
+    r"toddler|son|daughter|\d+\s+year\s+old))\s+(?:take|have|be given)\b"
     r"|\b(?:can|could)\s+(?:i|you)\s+(?:get|have|give)\s+(?:me\s+)?(?:a\s+)?prescription\b"
     # a sick note is a doctor's to write, after seeing the patient
     r"|\b(?:give|write|send|get|sign)\s+(?:me\s+|him\s+|her\s+)?(?:a\s+)?(?:sick|fit|doctor'?s)\s+note\b"
@@ -106,6 +110,8 @@ _CONDITION = (
 _DIAGNOSE = re.compile(
     rf"\b(?:is|could|might|can)\s+(?:this|it|that|these|my)(?:\s+\w+){{0,2}}?\s+(?:be\s+)?(?:an?\s+)?{_CONDITION}"
     rf"|\bdo\s+(?:i|you think i)\s+have\s+{_CONDITION}"
+    rf"|\bdo\s+you\s+think\s+(?:it'?s|it is|this is|that'?s|they'?re|i'?ve got|(?:he|she)\s+has)\s+"
+    rf"(?:an?\s+)?{_CONDITION}"
     rf"|\b(?:if|whether)\s+(?:i|he|she)\s+(?:have|has|'ve got|got)\s+{_CONDITION}"
     rf"|\bam\s+i\s+(?:dying|diabetic|pregnant)\b"
     # "what do I have?" after the symptoms (not "what do I have booked", "what do I have to take tonight")
@@ -132,7 +138,7 @@ _OFF_TOPIC = re.compile(
     r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant|pancakes?|opening hours|"
     r"what time (?:does|do|is)\s+(?:the\s+)?(?:\w+\s+){0,4}?(?:open|close|shut)|"
     r"(?:what|something)\s+(?:should|can|could|to)\s+(?:i\s+|we\s+)?(?:cook|bake|make for (?:dinner|lunch|tea))|"
-    r"meal ideas|dinner ideas|"
+    r"meal ideas|dinner ideas|wake (?:me|us) up|"
     # errands, said as requests: "I fell out of a taxi" or "I cut my finger cooking" are complaints
     r"(?:book|call|get|order|find)\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+)?(?:taxi|cab|uber|pizza|takeaway)|"
     r"play\s+(?:me\s+|us\s+)?(?:some\s+|a\s+|the\s+)?(?:music|songs?|radio|playlist|podcast))\b",
@@ -142,7 +148,7 @@ _OFF_TOPIC = re.compile(
 _CARE_WORDS = re.compile(
     r"\b(?:under the weather|feel|feels|feeling|felt|unwell|not well|tired|"
     r"appointment|doctor|specialist|book|booking|symptoms?|pain|ache|aches|hurts?|sore|sick|ill|fever|"
-    r"medicine|medication|pills?|reminder|vitals?|heart|blood|sleep|report|sos|ambulance|emergency|clinic|"
+    r"medicine|medication|meds|pills?|tablets?|doses?|insulin|inhalers?|reminder|vitals?|heart|blood|sleep|report|sos|ambulance|emergency|clinic|"
     r"hospital|nurse|\w+ologist|surgeon|surgery|gp|follow[- ]?up|check[- ]?up|health|medical)\b",
     re.IGNORECASE,
 )

@@ -138,6 +138,12 @@ READS = [
     ("take my cardiology booking off please", desk.CANCEL),
     ("something's come up, can we do the ENT another day", desk.RESCHEDULE),
     ("is there a slot earlier than my current cardiology one", desk.RESCHEDULE),
+    # a twelfth round (first read: list 8 of 10, reschedule 3 of 4, cancel 1 of 3)
+    ("what was the name of the doctor I'm seeing tomorrow", desk.LIST),
+    ("could you read me my appointments please, my eyesight isn't great", desk.LIST),
+    ("please prepone my appointment to tomorrow if possible", desk.RESCHEDULE),
+    ("I've decided not to go to the cardiologist, can you let them know", desk.CANCEL),
+    ("please don't keep the slot for me on monday, I'm not coming", desk.CANCEL),
 ]
 
 NOT_THE_DESK = [
@@ -177,6 +183,8 @@ NOT_THE_DESK = [
     "can you change the time of my metformin reminder to 9pm",
     "I won't need the reminder anymore, please remove it",
     "take my tablets off the list",
+    "I'm not coming to work today, my back hurts too much",
+    "the doctor I'm seeing for my skin is away, can I book another dermatologist",
 ]
 
 

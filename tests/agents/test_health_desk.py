@@ -34,6 +34,8 @@ READS = [
     ("what was my temperature yesterday?", "temperature", "yesterday"),
     ("how is my blood sugar", "blood_sugar", "today"),
     ("hows my health today", "day", "today"),
+    ("what time did I wake up this morning", "sleep", "today"),
+    ("when did dad go to bed last night", "sleep", "last_night"),
 ]
 
 NOT_THE_DESK = [
@@ -44,6 +46,8 @@ NOT_THE_DESK = [
     "how are you",
     "I have a fever and a sore throat since yesterday",
     "my blood pressure is 190 over 120",
+    "can you remind me to take my pills when I wake up",
+    "I woke up with a sore throat, can I see a doctor",
 ]
 
 

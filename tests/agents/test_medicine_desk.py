@@ -109,6 +109,10 @@ READS = [
     ("which pill is the 6pm one", desk.DOSES_TODAY),
     ("finished my morning dose", desk.DOSE_TAKEN),
     ("took the 8pm one", desk.DOSE_TAKEN),
+    # a twelfth round (first read: doses today 5 of 7, taken 3 of 4)
+    ("what's due at 2pm", desk.DOSES_TODAY),
+    ("am I meant to take anything with breakfast", desk.DOSES_TODAY),
+    ("my husband gave me my 6pm tablets", desk.DOSE_TAKEN),
 ]
 
 # A new reminder: (what the user typed, the medicine the desk names)
@@ -173,6 +177,8 @@ NOT_THE_DESK = [
     "I took a lot of pills for my cold",  # more than a dose: not marked as one
     "is the bus due",
     "took the morning train and now my knee hurts",
+    "the nurse gave me a new inhaler yesterday",
+    "what's due at the library on friday",
 ]
 
 

@@ -76,6 +76,11 @@ OUT_OF_SCOPE = [
     ("give me something stronger for the pain", scope.PRESCRIBE),
     ("can you refill my prescription for sertraline", scope.PRESCRIBE),
     ("do I need antibiotics for a sore throat", scope.PRESCRIBE),
+    # a twelfth round (first read 6 of 10)
+    ("what's the best antibiotic for a chest infection", scope.PRESCRIBE),
+    ("how much paracetamol can a child have", scope.PRESCRIBE),
+    ("do you think it's cancer", scope.DIAGNOSE),
+    ("can you set an alarm to wake me up for work", scope.OFF_TOPIC),
 ]
 
 IN_SCOPE = [
@@ -133,6 +138,9 @@ IN_SCOPE = [
     "I think I have a chest infection, can you tell me who I should see",
     "do I need to see a doctor about my cough",
     "what time does my appointment start tomorrow",
+    "set an alarm for my insulin at 7am",
+    "can you wake me up for my 7am tablets",
+    "do you think it's worth seeing a doctor about my cough",
 ]
 
 
