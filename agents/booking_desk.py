@@ -23,6 +23,7 @@ from django.template.loader import render_to_string
 from agents import desk_steps
 from agents.desk_reading import prepared, typos_read
 from agents.tools.appointments import ANSWER_NO, ANSWER_YES
+from agents.tools.doctors import doctor_named
 from agents.tools.transcript import request_parts
 
 if TYPE_CHECKING:
@@ -77,7 +78,8 @@ _VOCABULARY = (
 class BookingRequest:
     specialization: str  # the directory's name ("" when the kind asked for is not in it)
     generic: bool = False  # "a doctor": the general physician, no field named
-    missing: str = ""  # a kind of practitioner the directory does not have ("physio")
+    missing: str = ""  # a kind of practitioner the directory does not have ("physio"), or a doctor ("Dr Patel")
+    doctor: str = ""  # the directory's doctor the patient named ("Dr. Sarah Chen"); the search offers only theirs
 
 
 # Practitioners patients ask for that a specialist directory may lack: the desk says so and lists who
@@ -169,8 +171,10 @@ def _stem(name: str) -> str:
 
 
 def read(message: str) -> BookingRequest | None:
-    """The booking in ``message``: a wish to book one named specialization and no complaint; else None."""
+    """The booking in ``message``: a wish to book one named specialization (or a named doctor of the
+    directory) and no complaint; else None."""
     from agents import appointment_desk  # an appointment the patient has is that desk's
+    from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
 
     text = prepared(message, _VOCABULARY)
     if not text or not _WANTS.search(text) or _NOT.search(text) or _ADVICE.search(text):
@@ -178,19 +182,25 @@ def read(message: str) -> BookingRequest | None:
     if appointment_desk.read(text) is not None:
         return None
     name = _named(text)
-    if name is None:
+    # "Dr Chen please": the named doctor's specialization, unless another one is named ("Dr Chen
+    # referred me to a dermatologist"); a doctor the directory lacks is said to be missing.
+    doctor = doctor_named(text)
+    found = None
+    if doctor is not None and doctor.specialist is None and name in (None, GENERAL):
+        found = BookingRequest("", missing=doctor.said)
+    elif doctor is not None and doctor.specialist is not None:
+        if name in (None, GENERAL, doctor.specialist.specialization.name):
+            found = BookingRequest(doctor.specialist.specialization.name, doctor=doctor.specialist.name)
+    elif name is None:
         other = _OTHER_PRACTITIONERS.search(text)
-        if other is not None and not _in_directory(other.group("kind")):
-            from agents.tools.said import symptoms_in
-
-            # "a physiotherapy session" asks for a physiotherapist
-            kind = re.sub(r"therapy$", "therapist", other.group("kind").lower())
-            return None if symptoms_in(text) else BookingRequest("", missing=kind)
-        return None
-    from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
-
+        if other is None or _in_directory(other.group("kind")):
+            return None
+        # "a physiotherapy session" asks for a physiotherapist
+        found = BookingRequest("", missing=re.sub(r"therapy$", "therapist", other.group("kind").lower()))
     if symptoms_in(text):
         return None  # a complaint: the model's flows store it and triage it
+    if found is not None:
+        return found
     generic = name == GENERAL and _generic(text)
     if generic:
         from agents.tools.said import names_a_complaint
@@ -222,7 +232,10 @@ def start(runner: Runtime, request: BookingRequest) -> bool:
         return _answer_and_end(
             runner,
             f"the directory has no {request.missing}.",
-            render_to_string("agents/booking_missing.txt", {"asked": request.missing, "kinds": kinds}).strip(),
+            render_to_string(
+                "agents/booking_missing.txt",
+                {"asked": request.missing, "kinds": kinds, "person": request.missing.startswith("Dr ")},
+            ).strip(),
         )
     return _search(runner, request)
 
@@ -262,14 +275,16 @@ def _answer_and_end(runner: Runtime, why: str, message: str) -> bool:
 
 def _search(runner: Runtime, request: BookingRequest) -> bool:
     wanted = request.specialization
-    _plan(runner, f"the user asks to book a {wanted}.", f"Find the free {wanted} slot that fits what the user said.")
+    asked = f"an appointment with {request.doctor}" if request.doctor else f"a {wanted}"
+    _plan(runner, f"the user asks to book {asked}.", f"Find the free slot of {asked} that fits what the user said.")
+    # the search reads a doctor the user named from their words (agents.tools.doctors)
     found = runner.execute_call({"tool": SEARCH, "parameters": {"symptoms": "", "specialization": wanted}})
     result = found.get("result") if isinstance(found, dict) else None
     if not isinstance(result, dict) or not result.get("specialist_id"):
         return _answer_and_end(
             runner,
             f"no {wanted} is free then.",
-            render_to_string("agents/booking_none_free.txt", {"wanted": wanted}).strip(),
+            render_to_string("agents/booking_none_free.txt", {"wanted": wanted, "doctor": request.doctor}).strip(),
         )
     question = render_to_string(
         "agents/booking_proposal.txt",

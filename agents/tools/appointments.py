@@ -16,6 +16,7 @@ from django.template.loader import render_to_string
 
 from agents.errors import InvalidArguments, NotFound, ToolError
 from agents.tools.context import ToolContext
+from agents.tools.doctors import doctor_named
 from agents.tools.preferences import describe, preference_from
 from agents.tools.registry import tool
 from agents.tools.transcript import answered_questions, last_result, request_parts, said_in_request
@@ -240,6 +241,14 @@ def get_available_specialists(
         .select_related("specialist__specialization")
         .order_by("starts_at", "specialist_id")
     )
+    # A doctor of that specialization the user named in this request ("Dr Chen please"): their times only.
+    doctor = doctor_named(" ".join(request_parts(ctx.conversation)))
+    doctor = doctor.specialist if doctor is not None and doctor.specialist is not None else None
+    if doctor is not None and doctor.specialization_id == wanted.pk:
+        slots = slots.filter(specialist=doctor)
+        not_free, no_slot = f"{specialist_label(doctor)} is not free", f"{specialist_label(doctor)} has no free slot"
+    else:
+        not_free, no_slot = f"No {wanted.name} is free", f"No {wanted.name} has a free slot"
     schedule = _schedule_as_said(ctx, user_schedule or {})
     # The day or part of the day the user said in this request wins over what the model passed.
     local = ctx.now().astimezone(tz)
@@ -278,7 +287,7 @@ def get_available_specialists(
             "available_slot": slot_summary(offered, tz),
             "preference": wish,
             "fits_preference": False,
-            "note": f"No {wanted.name} is free {wish}. Tell the user so and offer the nearest free times.",
+            "note": f"{not_free} {wish}. Tell the user so and offer the nearest free times.",
             "alternatives": [
                 {
                     "specialist_id": str(slot.specialist_id),
@@ -291,7 +300,7 @@ def get_available_specialists(
     if chosen is None:
         when = " ".join(v for v in (schedule.get("date", ""), schedule.get("time_range", "")) if v)
         on = f" on {when}" if when else ""
-        raise NotFound(f"No {wanted.name} has a free slot{on}. Ask the user for another time.")
+        raise NotFound(f"{no_slot}{on}. Ask the user for another time.")
     found = {
         "specialist_id": str(chosen.specialist_id),
         "name": specialist_label(chosen.specialist),

@@ -227,3 +227,52 @@ def test_a_longer_name_is_the_one_said_not_the_shorter_inside_it(db):
 
     assert booking_desk.read("book my husband in with an orthopaedic surgeon").specialization == "orthopedist"
     assert booking_desk.read("book me a surgeon").specialization == "general surgeon"
+
+
+@pytest.fixture
+def two_dermatologists(derm_slots):
+    from health.models import Specialization
+
+    other = SpecialistFactory(name="Dr. Tomás Herrera", specialization=Specialization.objects.get(name="dermatologist"))
+    return SlotFactory(specialist=other, starts_at=local_day_at(3, 10))
+
+
+def test_a_named_doctor_of_the_directory_is_read_with_their_specialization(two_dermatologists):
+    assert booking_desk.read("Dr Herrera please, whenever he's next free") == booking_desk.BookingRequest(
+        "dermatologist", doctor="Dr. Tomás Herrera"
+    )
+    assert booking_desk.read("can I see doctor Tomas Herrera on monday").doctor == "Dr. Tomás Herrera"
+    assert booking_desk.read("book me with dr herera").doctor == "Dr. Tomás Herrera", "a typo of a surname"
+    # another specialization named wins over the doctor who referred
+    assert booking_desk.read("Dr Herrera said I should see a cardiologist, please book one") == (
+        booking_desk.BookingRequest("cardiologist")
+    )
+    assert booking_desk.read("book me a doctor appointment on friday") == booking_desk.BookingRequest(
+        "general physician", generic=True
+    ), "'doctor appointment' names no doctor"
+
+
+def test_a_named_doctor_gets_their_own_times_not_the_earliest_of_another(alice, two_dermatologists):
+    backend = harmful_model()
+
+    conversation = start_chat(alice, "Dr Herrera please, whenever he's next free", backend=backend)
+
+    question = pending_question(conversation)
+    assert "Dr. Tomás Herrera" in question and "Dubois" not in question
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+    booked = Appointment.objects.get(user=alice)
+    assert (booked.state, booked.slot_id) == ("confirmed", two_dermatologists.pk)
+    assert backend.calls == []
+
+
+def test_a_doctor_the_directory_lacks_is_said_to_be_missing_and_nothing_is_booked(alice, derm_slots):
+    assert booking_desk.read("I want to book with Dr Patel if she has anything Thursday") == (
+        booking_desk.BookingRequest("", missing="Dr Patel")
+    )
+    conversation = start_chat(
+        alice, "I want to book with Dr Patel if she has anything Thursday", backend=harmful_model()
+    )
+
+    assert conversation.status == "completed"
+    assert "There is no Dr Patel in this clinic directory" in told(conversation)
+    assert not Appointment.objects.exists()
