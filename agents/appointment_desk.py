@@ -185,7 +185,9 @@ _BARE_LIST = re.compile(
     rf"^\W*(?:(?:show\s+|list\s+)?(?:all\s+)?(?:my|upcoming|next)\s+(?:upcoming\s+)?{_APPOINTMENT})\W*(?:please|pls|thanks)?\W*$"
     rf"|^\W*(?:show|list)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:upcoming\s+)?{_APPOINTMENT}\W*(?:please|pls|thanks)?\W*$"
     # "any appointments tomorrow?" (a day, not a kind of specialist: "any dermatologist appointments free" books)
-    rf"|^\W*any\s+{_APPOINTMENT}\s*(?:(?:on\s+|this\s+|next\s+)?(?:{_DAYS}|week|today|tomorrow))?\W*$",
+    rf"|^\W*any\s+{_APPOINTMENT}\s*(?:(?:on\s+|this\s+|next\s+)?(?:{_DAYS}|week|today|tomorrow))?\W*$"
+    # "appointments?", "bookings please" (the plural: "appointment" alone may ask for a new one)
+    r"|^\W*(?:appointments|appts|bookings)\W*(?:please|pls)?\W*$",
     re.I,
 )
 # "when's the heart doctor": when, and a specialist the patient sees
@@ -220,6 +222,9 @@ _SEEING = re.compile(
     r"(?:next\s+)?(?:seeing|see|meeting|visiting|"
     r"going to see|due to see|supposed to see|have to see|need to see|(?:need to |have to |)go to)\b"
     r"|\bwhen\s+i'?m\s+(?:next\s+)?(?:seeing|meeting)\b"
+    # "when am I due at the hospital", "when is dad expected back at the clinic"
+    r"|\bwhen\s+(?:am|are|is)\s+(?:i|we|he|she|mum|mom|dad|my\s+\w+)\s+(?:next\s+)?(?:due|expected)\s+"
+    r"(?:back\s+)?(?:at|in)\s+(?:the\s+)?(?:hospital|clinic|surgery|practice|doctor'?s|gp)\b"
     # "the name of the doctor I'm seeing tomorrow"
     r"|\b(?:doctor|specialist|consultant|gp|\w+(?:ologist|iatrist|ician))\s+(?:i'm|i am|we're|he's|she's)\s+"
     r"(?:seeing|going to see|due to see|booked (?:in )?with)\b"
@@ -299,6 +304,8 @@ _QUESTION = re.compile(
     r"|^\W*(?:what|which|do|did|is|am|are|have|show|list|tell|remind|check|"
     r"can you (?:show|tell|check|list|remind|read)|could you (?:show|tell|check|list|remind|read)|any|read)\b"
     r"|\b(?:show|list|tell|read)\s+me\b|\bread\s+out\b|\bremind me (?:of|about|when)\b"
+    # "please confirm my appointment time for monday"
+    r"|\bconfirm\s+(?:my|the|when|what|if|whether)\b"
     r"|\b(?:can|could|may)\s+i\s+(?:see|have|get)\s+(?:a\s+list\s+of\s+)?(?:all\s+)?(?:my|the)\b",
     re.I,
 )

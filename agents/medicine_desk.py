@@ -396,7 +396,8 @@ _BARE_TODAY = re.compile(
 
 # The questions of _TODAY_ASKS that need no medicine word: "what do I take today", "what are my reminders".
 _ASKS_WHAT_IS_DUE = re.compile(
-    r"^\W*(?:what\s+(?:do|should|must|have|am)\s+i\b|.*\bdue\b|.*\breminders\b|.*\bleft\s+to\s+take\b|"
+    # what is due ("anything due today?"), not when something named is ("when is my baby due")
+    r"^\W*(?:what\s+(?:do|should|must|have|am)\s+i\b|.*\b(?:what|what's|whats|anything|something|which)\b.*\bdue\b|.*\breminders\b|.*\bleft\s+to\s+take\b|"
     r".*\b(?:anything|something)\s+(?:(?:i|we|he|she)\s+(?:need|have|must|should)\s+)?to\s+take\b|"
     r".*\btake\s+(?:it|them|those|these)\s+(?:today|tonight)\b|"
     r"what\s+(?:should|must|does|is|do)\s+(?:my\s+)?[a-z]+\s+(?:be\s+taking|take|supposed to take|meant to take|"

@@ -144,6 +144,10 @@ READS = [
     ("please prepone my appointment to tomorrow if possible", desk.RESCHEDULE),
     ("I've decided not to go to the cardiologist, can you let them know", desk.CANCEL),
     ("please don't keep the slot for me on monday, I'm not coming", desk.CANCEL),
+    # a thirteenth round (first read: list 22 of 25, cancel 10 of 10)
+    ("appointments?", desk.LIST),
+    ("please confirm my appointment time for monday", desk.LIST),
+    ("when am I due at the hospital", desk.LIST),
 ]
 
 NOT_THE_DESK = [
@@ -185,6 +189,8 @@ NOT_THE_DESK = [
     "take my tablets off the list",
     "I'm not coming to work today, my back hurts too much",
     "the doctor I'm seeing for my skin is away, can I book another dermatologist",
+    "when is my baby due in march, I have pelvic pain",
+    "appointment with a cardiologist please",
 ]
 
 

@@ -179,6 +179,7 @@ NOT_THE_DESK = [
     "took the morning train and now my knee hurts",
     "the nurse gave me a new inhaler yesterday",
     "what's due at the library on friday",
+    "when is my baby due",
 ]
 
 
