@@ -23,7 +23,8 @@ PRESCRIBE, ADVICE, DIAGNOSE, OFF_TOPIC = "prescribe", "medicine_advice", "diagno
 
 _MEDICINE = (
     r"(?:antibiotics?|medicines?|medications?|meds|drugs?|pills?|tablets?|painkillers?|pain killers?|steroids?|"
-    r"antidepressants?|sleeping pills?|something (?:strong(?:er)? |else )?for (?:the |my )?\w+|"
+    r"antidepressants?|statins?|sleeping (?:pills?|tablets?)|"
+    r"something (?:strong(?:er)? |else )?for (?:the |my )?\w+|"
     r"something to (?:help|make) (?:me |him |her )?\w+|amoxicillin|azithromycin|"
     r"ciprofloxacin|tramadol|codeine|oxycodone|xanax|valium|diazepam|viagra|insulin)"
 )
@@ -39,6 +40,20 @@ _PRESCRIBE = re.compile(
     # "can you refill my prescription", "renew my sertraline": a prescriber's or a pharmacy's act
     r"|\b(?:refill|renew|re-?order)\s+(?:my|his|her|the|our)\s+(?:\w+\s+){0,2}?(?:prescriptions?|scripts?|meds|medications?|"
     r"medicines?|pills|tablets|inhalers?)\b"
+    # "get me some sleeping tablets", "give me blood pressure pills"
+    rf"|\b(?:give|get|send|sell|order)\s+(?:me|us|him|her)\s+(?:some|a|an|any|more)\s+"
+    rf"(?:(?!my\b|his\b|her\b|your\b|the\b)\w+\s+){{1,2}}?(?:{_MEDICINE}|inhalers?)\b"
+    # "I need some antibiotics sent to my pharmacy"
+    rf"|\b{_MEDICINE}\s+(?:\w+\s+){{0,2}}?(?:sent|delivered|posted)\s+(?:over\s+)?to\s+(?:my|the|a)\s+(?:\w+\s+)?"
+    r"(?:pharmacy|chemist|pharmacist|house|home|address)\b"
+    # "what should I take for a hangover" (not "what should I take tonight": the patient's own schedule)
+    r"|\bwhat\s+(?:should|can|could|do)\s+(?:i|he|she|we)\s+(?:take|use|have|give\s+(?:him|her|them))\s+for\b"
+    # "which antidepressant is the best one", "what statin would be right for me"
+    rf"|\b(?:which|what)\s+(?:\w+\s+)?{_MEDICINE}\s+(?:is|are|would be|will be)\s+(?:the\s+)?"
+    r"(?:best|right|strongest|safest|better|good)\b"
+    # "can you switch me to a different blood pressure medicine"
+    rf"|\b(?:switch|change|move|put)\s+(?:me|him|her|us)\s+(?:on)?to\s+(?:an?\s+|another\s+|a\s+different\s+|some\s+)?"
+    rf"(?:other\s+|new\s+|different\s+)?(?:\w+\s+){{0,2}}?{_MEDICINE}\b"
     # "do I need antibiotics for this": whether to take a medicine is the prescriber's to decide
     rf"|\b(?:do|does|would|will|should)\s+(?:i|he|she|we|they|my\s+\w+)\s+need\s+(?:an?\s+|some\s+|any\s+)?"
     rf"(?:antibiotics?|steroids?|painkillers?|pain killers?|antidepressants?|insulin|a prescription)\b"
@@ -95,6 +110,16 @@ _ADVICE = re.compile(
     r"(?:should|can|could)\s+(?:i|he|she|we|they)\s+(?:safely\s+)?(?:take|have|give)\b"
     r"|\b(?:is it|is that|would it be|it is)\s+(?:ok|okay|safe|alright|fine|bad|dangerous)\s+to\s+"
     r"(?:drink|take|have|mix|combine|stop|skip|miss|double)\b"
+    # "should I take my statin at night or in the morning": the timing is the prescriber's advice
+    rf"|\bshould\s+(?:i|he|she|we)\s+take\s+(?:my|his|her|the)\s+(?:\w+\s+){{0,2}}?(?:{_MEDICINE}|{_DRUG_NAME})\b"
+    r"[^.?!]*\bor\b"
+    # "can I drink wine on antibiotics", "can I have a beer while taking metformin"
+    rf"|\bcan\s+(?:i|he|she|we)\s+(?:drink|have|eat|take)\s+(?:\w+\s+){{0,3}}?(?:on|while\s+(?:on|taking))\s+"
+    rf"(?:(?:my|his|her|the|these|this)\s+)?(?:\w+\s+)?(?:{_MEDICINE}|{_DRUG_NAME})\b"
+    # "what's the maximum paracetamol per day", "is 40mg of simvastatin too much", "will ibuprofen interact"
+    rf"|\b(?:max|maximum|highest|safe|safest)\s+(?:daily\s+)?(?:dose\s+of\s+|amount\s+of\s+)?(?:{_MEDICINE}|{_DRUG_NAME})\b"
+    r"|\b\d+(?:\.\d+)?\s*(?:mg|mcg|ml|g|units?)\b[^.?!]*\btoo\s+(?:much|high|strong|many)\b"
+    r"|\binteract(?:s|ion|ions)?\s+with\b|\b(?:drug|medicine|medication)\s+interactions?\b"
     rf"|\bcan\s+(?:i|he|she)\s+(?:take|mix|combine|drink)\s+(?:\w+\s+){{1,3}}?with\s+(?:(?:my|his|her|the)\s+)?"
     rf"(?:\w+\s+){{0,2}}?(?:{_MEDICINE}|{_DRUG_NAME}|alcohol)\b",
     re.IGNORECASE,
@@ -105,10 +130,11 @@ _PRESCRIBER_SAID = re.compile(
 _CONDITION = (
     r"(?:cancer|tumou?r|melanoma|diabetes|a stroke|a heart attack|covid|hiv|aids|an? std|an? sti|dementia|"
     r"alzheimer'?s|parkinson'?s|leuk(?:a)?emia|lymphoma|appendicitis|an? infection|malignant|benign|"
-    r"contagious|dying)"
+    r"contagious|dying|measles|chicken ?pox|shingles|lupus|arthritis|asthma|the flu|flu|pneumonia|meningitis|sepsis|"
+    r"eczema|psoriasis|ringworm|scabies|an? ulcer|a hernia|gout|an? (?:uti|urine infection))"
 )
 _DIAGNOSE = re.compile(
-    rf"\b(?:is|could|might|can)\s+(?:this|it|that|these|my)(?:\s+\w+){{0,2}}?\s+(?:be\s+)?(?:an?\s+)?{_CONDITION}"
+    rf"\b(?:is|could|might|can)\s+(?:this|it|that|these|my|his|her)(?:\s+[\w']+){{0,2}}?\s+(?:be\s+)?(?:an?\s+)?{_CONDITION}"
     rf"|\bdo\s+(?:i|you think i)\s+have\s+{_CONDITION}"
     rf"|\bdo\s+you\s+think\s+(?:it'?s|it is|this is|that'?s|they'?re|i'?ve got|(?:he|she)\s+has)\s+"
     rf"(?:an?\s+)?{_CONDITION}"
@@ -118,6 +144,10 @@ _DIAGNOSE = re.compile(
     r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me)\b"
     r"|\bwhat\s+do\s+i\s+have\b(?=\s*(?:[?.!]|$|exactly\b|,\s*(?:doctor|doc)\b))"
     r"|\b(?:diagnose|diagnosis for)\s+(?:me|my|this|him|her)\b"
+    r"|\b(?:give|get)\s+(?:me\s+|him\s+|her\s+)?(?:a\s+)?diagnosis\b"
+    # "what does my blood test result mean": results are read with the doctor who ordered them
+    r"|\bwhat\s+(?:does|do)\s+(?:my|the|these|this|his|her)\s+(?:\w+\s+){0,2}?"
+    r"(?:blood test|test|lab|scan|x-?ray|mri|ct|biopsy|ecg|ekg|smear|urine test)s?(?:\s+results?)?\s+(?:\w+\s+)?mean\b"
     # "I think I have lupus, can you confirm": a diagnosis is asked for, whatever the condition
     r"|\b(?:i|he|she)\s+(?:think|thinks|reckon|reckons|suspect|suspects)\s+(?:i|he|she)\s+(?:have|has|'ve got|got)\b"
     r"[^.?!]*?\b(?:(?:can|could|would)\s+you\s+(?:confirm|check)(?:\s+(?:it|that|this|if|whether\s+i'?m\s+right))?"
@@ -138,7 +168,10 @@ _OFF_TOPIC = re.compile(
     r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant|pancakes?|opening hours|"
     r"what time (?:does|do|is)\s+(?:the\s+)?(?:\w+\s+){0,4}?(?:open|close|shut)|"
     r"(?:what|something)\s+(?:should|can|could|to)\s+(?:i\s+|we\s+)?(?:cook|bake|make for (?:dinner|lunch|tea))|"
-    r"meal ideas|dinner ideas|wake (?:me|us) up|"
+    r"meal ideas|dinner ideas|wake (?:me|us) up|timer|universe|exchange rate|currency|"
+    r"how (?:do|can|to|would) (?:i |you |we )?(?:make|bake|cook)\s+(?:an?\s+|some\s+|the\s+)?(?:\w+\s+)?"
+    r"(?:cake|bread|pasta|pizza|curry|soup|cookies|biscuits|pie|salad|omelette|eggs|rice|pancakes)|"
+    r"book(?:ing)?\s+(?:me\s+|us\s+)?(?:an?\s+|the\s+)?(?:taxi|cab|uber|table|flight|hotel|room|tickets?)|"
     # errands, said as requests: "I fell out of a taxi" or "I cut my finger cooking" are complaints
     r"(?:book|call|get|order|find)\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+)?(?:taxi|cab|uber|pizza|takeaway)|"
     r"play\s+(?:me\s+|us\s+)?(?:some\s+|a\s+|the\s+)?(?:music|songs?|radio|playlist|podcast))\b",
@@ -162,6 +195,15 @@ _VOCABULARY = (
     "football", "joke", "jokes", "some", "something", "ibuprofen", "paracetamol", "should", "have", "could",
     "this", "give", "send", "homework", "play", "music", "drink", "lump",
 )  # fmt: skip
+
+
+# A visit asked for beside the question: "could it be gout? I'd like to see someone" is a referral to
+# make (the model's), not a diagnosis to refuse.
+_WANTS_CARE = re.compile(
+    r"\b(?:book|booking|appointment|appt|refer|referral|who should i see|(?:see|visit)\s+(?:a|an|someone|somebody|"
+    r"the|my)\b|find me a)\b",
+    re.I,
+)
 
 
 # Booking something that is not care: "book" alone is a care word, "book me a taxi" is not.
@@ -188,7 +230,7 @@ def out_of_scope(message: str) -> str | None:
         return ADVICE
     if _PRESCRIBE.search(text) and not _OWN_PRESCRIPTION.search(text):
         return PRESCRIBE
-    if _DIAGNOSE.search(text):
+    if _DIAGNOSE.search(text) and not _WANTS_CARE.search(text):
         return DIAGNOSE
     if _OFF_TOPIC.search(text) and not _CARE_WORDS.search(_BOOKS_OTHER.sub(" ", text)) and not _names_a_symptom(text):
         return OFF_TOPIC

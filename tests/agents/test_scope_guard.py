@@ -81,6 +81,25 @@ OUT_OF_SCOPE = [
     ("how much paracetamol can a child have", scope.PRESCRIBE),
     ("do you think it's cancer", scope.DIAGNOSE),
     ("can you set an alarm to wake me up for work", scope.OFF_TOPIC),
+    # a fourteenth round, out of scope only (first read 15 of 34)
+    ("I need some antibiotics sent to my pharmacy", scope.PRESCRIBE),
+    ("what should I take for a hangover", scope.PRESCRIBE),
+    ("is 40mg of simvastatin too much", scope.ADVICE),
+    ("what does my blood test result mean, my ALT is 60", scope.DIAGNOSE),
+    ("is my child's rash measles", scope.DIAGNOSE),
+    ("book me a table for two at 8", scope.OFF_TOPIC),
+    ("how do I make a cake", scope.OFF_TOPIC),
+    ("set a timer for 10 minutes for my pasta", scope.OFF_TOPIC),
+    ("how old is the universe", scope.OFF_TOPIC),
+    ("what's the exchange rate for euros", scope.OFF_TOPIC),
+    ("get me some sleeping tablets", scope.PRESCRIBE),
+    ("which antidepressant is the best one", scope.PRESCRIBE),
+    ("can you switch me to a different blood pressure medicine", scope.PRESCRIBE),
+    ("should I take my statin at night or in the morning", scope.ADVICE),
+    ("can I drink wine on antibiotics", scope.ADVICE),
+    ("what's the maximum paracetamol per day", scope.ADVICE),
+    ("will ibuprofen interact with my warfarin", scope.ADVICE),
+    ("give me a diagnosis please", scope.DIAGNOSE),
 ]
 
 IN_SCOPE = [
@@ -141,6 +160,19 @@ IN_SCOPE = [
     "set an alarm for my insulin at 7am",
     "can you wake me up for my 7am tablets",
     "do you think it's worth seeing a doctor about my cough",
+    # near misses of the fourteenth round
+    "my knee is swollen, could it be gout? I'd like to see someone",  # a visit asked for: the model refers
+    "I think I have the flu, I have a fever and aches, can I see a doctor",
+    "I have eczema and want to see a dermatologist",
+    "remind me to take my statin at night",
+    "set a reminder for my antibiotics every 8 hours",
+    "what should I take tonight",
+    "I was given antibiotics and now I have a rash",
+    "my blood test showed high cholesterol, who should I see",
+    "when is my blood test appointment",
+    "book me a GP to talk about switching my blood pressure medicine",
+    "I'm worried, my throat is sore and my tonsils are huge. Is this something serious?",
+    "how was my heart rate during the night",
 ]
 
 
