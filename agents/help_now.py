@@ -157,11 +157,14 @@ def _pattern_words() -> frozenset[str]:
 
 
 def _short_or_doubled(word: str) -> str | None:
-    """A short word typed with two letters swapped ("oen", "nwo", "aer"), or a word with a letter
-    typed twice ("bluue", "hitt", "killl"): the pattern word it is, if exactly one."""
+    """A three-letter word typed with two letters swapped or one left out ("oen", "rsh"), a four-letter
+    word with a neighbouring key hit ("paim"), or a word with a letter typed twice ("bluue", "killl"):
+    the pattern word it is, if exactly one (agents/slips.py)."""
     words = _pattern_words()
     if len(word) == 3:
-        return slips.only(slips.unswapped(word) & words)
+        return slips.only((slips.unswapped(word) | slips.restored(word)) & words)
+    if len(word) == 4:  # a longer word's slips are within the typo reading's edit distance
+        return slips.only((slips.undoubled(word) | slips.unslipped(word)) & words)
     return slips.only(slips.undoubled(word) & words)
 
 
@@ -350,7 +353,8 @@ _SUICIDAL = (
     r"(?:want|wanna|going) to die"
 )
 _MEANS = (
-    r"\b(?:have|got|holding|bought|with|found|took out|sitting with)\s+(?:a |the |some |my |his |her |all (?:my|the) )?"
+    r"\b(?:have|has|had|got|holding|bought|with|found|took out|sitting with)\s+"
+    r"(?:a |the |some |my |his |her |all (?:my|the) )?"
     r"(?:gun|rope|noose|knife|blade|razor|pills|tablets|meds|rifle|pistol)\b"
     r"|\b(?:pills|tablets|rope|gun|knife)\s+(?:are\s+|is\s+)?(?:ready|in (?:my|his|her) hand|lined up)\b"
 )
@@ -660,7 +664,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     "suicide": [
         _r(
             rf"\b(?:i'm|i am|he's|she's|they're|is|am|are|was)\s+(?:going to|gonna|about to|planning to|planning on|"
-            rf"ready to|trying to)\s+(?:kill|hang|shoot|poison|drown|stab)\w*\s+{_SELF}\b"
+            rf"ready to|trying to|threatening to|threatens to)\s+(?:kill|hang|shoot|poison|drown|stab)\w*\s+{_SELF}\b"
             r"|\b(?:going to|gonna|about to|ready to|planning to) (?:end (?:it all|(?:my|his|her|their) life)|"
             r"take (?:my|his|her|their) (?:own )?life)\b"
         ),
@@ -847,6 +851,12 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             rf"|\b(?:trouble|difficulty|problems?|struggling)\s+(?:breathing|to breathe)\b{_S}{{0,40}}"
             r"\b(?:(?:after|since)\s+(?:eating|being stung|a (?:bee|wasp) sting)|after taking)\b"
         ),
+        # "I think I'm having an allergic reaction, my throat feels tight and I'm wheezing"
+        _r(
+            rf"\ballergic reaction\b{_S}{{0,60}}(?<!no )(?<!not )(?<!without )"
+            r"\b(?:throat\s+(?:is\s+|feels\s+|is getting\s+)?(?:tight|tightening|closing|swelling)|wheez\w*"
+            r"|(?:lips?|tongue|face)\s+(?:is\s+|are\s+)?(?:swelling|swollen)|can't breathe|struggling to breathe)\b"
+        ),
     ],
 }
 
@@ -857,6 +867,18 @@ _NOT_PAST_AFTER = (
     r"(?![^.!?;]*\b(?:ago|last (?:week|month|year|time)|yesterday|in (?:19|20)\d\d|as a (?:child|kid|baby))\b)"
 )
 ONGOING: dict[str, list[re.Pattern[str]]] = {
+    # heavy bleeding after a birth (a postpartum haemorrhage): the birth is past by its nature, the
+    # bleeding is now ("heavy bleeding after giving birth yesterday, feeling faint"); not years ago
+    "birth": [
+        _r(
+            r"\b(?:(?:heavy|heavily|lots of|a lot of|soaking|gushing)\s+(?:\w+\s+){0,2}?(?:bleed\w*|blood)"
+            r"|bleed\w*\s+(?:very\s+|really\s+|so\s+)?(?:heavily|a lot|loads))\b[^.!?;]{0,30}?"
+            r"\b(?:after|since)\s+(?:giving birth|(?:having|delivering)\s+(?:my|the|her|a)\s+baby|the birth|"
+            r"(?:the|my|her)\s+delivery|(?:my|her)\s+c-?section)\b"
+            r"(?![^.!?;]*\b(?:ago|last (?:week|month|year|time)|in (?:19|20)\d\d|"
+            r"with (?:my|her) (?:first|last|other))\b)"
+        ),
+    ],
     "seizure": [
         _r(
             r"\b(?:seizures?|fits?|convulsions?|seizing|fitting|convulsing)\b[^.!?;]{0,25}?"

@@ -268,6 +268,12 @@ EMERGENCIES = [
     "I took 30 paracetamol an hour ago",
     "my chest is being crushed and I'm sweating",
     "my waters broke and the babys coming now asap",
+    # a thirteenth batch (27 of 30 caught before its rules; typed 5 times each, 132 of 150 before, 148 after)
+    "heavy bleeding after giving birth yesterday, feeling faint",
+    "my brother is threatening to kill himself and has a knife",
+    "I think I'm having an allergic reaction, my throat feels tight and I'm wheezing",
+    "im having really bad chest paim and my left arm is numb",
+    "my little girl has a purple rsh that doesn't fade and a high fever",
 ]
 
 NOT_EMERGENCIES = [
@@ -461,6 +467,13 @@ NOT_EMERGENCIES = [
     "I had a nosebleed a few hours ago, it stopped on its own",
     "when is the baby coming?",
     "when's the baby coming",
+    # near misses of the thirteenth batch's rules
+    "I had heavy bleeding after giving birth two years ago, can I see a gynaecologist",
+    "my brother has a knife collection",
+    "he has pills for his blood pressure and wants to see a doctor",
+    "I had an allergic reaction last year, my throat felt tight",
+    "my sister is threatening to leave home",
+    "heavy bleeding during my period, can I book a gynaecologist",
 ]
 
 

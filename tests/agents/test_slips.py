@@ -12,6 +12,12 @@ def test_a_letter_typed_twice_and_two_letters_swapped_are_undone():
     assert slips.undoubled("blue") == set()
 
 
+def test_a_left_out_letter_and_a_neighbouring_key_are_undone():
+    assert "rash" in slips.restored("rsh")
+    assert "pain" in slips.unslipped("paim"), "m is next to n"
+    assert "paik" in slips.unslipped("paim") and "pail" not in slips.unslipped("paim"), "l is not next to m"
+
+
 def test_only_one_reading_is_taken():
     assert slips.only({"one"}) == "one"
     assert slips.only({"feel", "fell"}) is None
