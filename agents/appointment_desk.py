@@ -125,7 +125,7 @@ _OTHER_THING = re.compile(
     re.I,
 )
 _HAS = re.compile(
-    rf"\bmy\s+(?:\w+\s+){{0,5}}?{_APPOINTMENT}\b|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,2}}?(?:i have|i've got|i got|"
+    rf"\bmy\s+(?:\w+\s+){{0,5}}?{_APPOINTMENT}\b|\b{_APPOINTMENT}\s+(?:\w+\s+){{0,3}}?(?:i have|i've got|i got|"
     rf"do i have|have i got|i booked|you booked|is booked|are booked|coming up|booked for me)\b"
     rf"|\b(?:do|did)\s+i\s+(?:still\s+)?have\s+(?:an?y?|some|one|an|the|my)?\s*(?:\w+\s+){{0,2}}?{_APPOINTMENT}\b"
     rf"|\b(?:have|has)\s+(?:i|he|she|we)\s+got\s+(?:an?y?|some|one|an)?\s*(?:[\w']+\s+){{0,2}}?{_APPOINTMENT}\b"
@@ -136,6 +136,13 @@ _HAS = re.compile(
     r"(?:got|have|booked)\b"
     rf"|\b(?:the|my|next|upcoming)\s+{_APPOINTMENT}\b|\b{_AT_TIME}\b"
     rf"|\bthe\s+(?:\w+(?:ist|ian|ogy|ics|iatry)|gp|ent|(?:\w+\s+)?doctor'?s?)\s+{_APPOINTMENT}\b"
+    # "when's mum's next hospital visit", "dad's upcoming appointments"
+    rf"|\b[a-z]+'s\s+(?:next|upcoming|coming)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
+    # "I've got an appointment soon haven't I"
+    rf"|\bi(?:'ve| have)?\s+got\s+an?\s+(?:\w+\s+)?{_APPOINTMENT}\s+(?:soon|coming up|this|next|tomorrow|today|on)\b"
+    # "when is the eye test", "what time is my scan": a test or a procedure the patient is booked for
+    r"|\b(?:when|what time|what day|which day)(?:'s|s| is| was)\s+(?:the|my)\s+(?:\w+\s+)?"
+    r"(?:test|scan|x-?ray|mri|operation|procedure)\b"
     # "check if I'm booked in with the GP"
     r"|\b(?:if|whether)\s+(?:i'm|i am|we're|we are|he's|she's)\s+booked\b"
     # "show me what I have booked", "remind me what time the cardiology appointment is"
@@ -182,7 +189,8 @@ _HAS = re.compile(
 )
 # "my appointments", "upcoming appointments please": the list asked for without a question.
 _BARE_LIST = re.compile(
-    rf"^\W*(?:(?:show\s+|list\s+)?(?:all\s+)?(?:my|upcoming|next)\s+(?:upcoming\s+)?{_APPOINTMENT})\W*(?:please|pls|thanks)?\W*$"
+    rf"^\W*(?:(?:show\s+|list\s+)?(?:all\s+)?(?:my|upcoming|next)\s+(?:upcoming\s+)?(?:doctors?'?\s+|hospital\s+|clinic\s+)?"
+    rf"{_APPOINTMENT})\W*(?:please|pls|thanks)?\W*$"
     rf"|^\W*(?:show|list)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:upcoming\s+)?{_APPOINTMENT}\W*(?:please|pls|thanks)?\W*$"
     # "any appointments tomorrow?" (a day, not a kind of specialist: "any dermatologist appointments free" books)
     rf"|^\W*any\s+{_APPOINTMENT}\s*(?:(?:on\s+|this\s+|next\s+)?(?:{_DAYS}|week|today|tomorrow))?\W*$"
@@ -222,6 +230,12 @@ _SEEING = re.compile(
     r"(?:next\s+)?(?:seeing|see|meeting|visiting|"
     r"going to see|due to see|supposed to see|have to see|need to see|(?:need to |have to |)go to)\b"
     r"|\bwhen\s+i'?m\s+(?:next\s+)?(?:seeing|meeting)\b"
+    # "have I got to see the heart doctor soon", "do I need to go anywhere this week for the doctor"
+    r"|\b(?:have i got|do i have|do i need|am i supposed|am i due)\s+to\s+(?:see|go to|visit)\s+(?:the|my)\b"
+    r"|\b(?:do|have)\s+i\s+(?:got\s+)?(?:need|have|got)\s+to\s+go\s+(?:anywhere|somewhere)\b"
+    # "is it today I'm seeing the dermatologist"
+    rf"|\bis\s+it\s+(?:{_DAYS}|this week|next week)\s+(?:that\s+)?(?:i'?m|i am|we'?re|he'?s|she'?s)\s+"
+    r"(?:seeing|meeting|going to see)\b"
     # "when am I due at the hospital", "when is dad expected back at the clinic"
     r"|\bwhen\s+(?:am|are|is)\s+(?:i|we|he|she|mum|mom|dad|my\s+\w+)\s+(?:next\s+)?(?:due|expected)\s+"
     r"(?:back\s+)?(?:at|in)\s+(?:the\s+)?(?:hospital|clinic|surgery|practice|doctor'?s|gp)\b"
@@ -304,6 +318,8 @@ _QUESTION = re.compile(
     r"|^\W*(?:what|which|do|did|is|am|are|have|show|list|tell|remind|check|"
     r"can you (?:show|tell|check|list|remind|read)|could you (?:show|tell|check|list|remind|read)|any|read)\b"
     r"|\b(?:show|list|tell|read)\s+me\b|\bread\s+out\b|\bremind me (?:of|about|when)\b"
+    # "how long until my appointment", "I've got one soon haven't I"
+    r"|\bhow\s+(?:long|many days|soon)\b|\b(?:haven't|don't|didn't|isn't|aren't)\s+(?:i|it|we|they)\W*$"
     # "please confirm my appointment time for monday"
     r"|\bconfirm\s+(?:my|the|when|what|if|whether)\b"
     r"|\b(?:can|could|may)\s+i\s+(?:see|have|get)\s+(?:a\s+list\s+of\s+)?(?:all\s+)?(?:my|the)\b",

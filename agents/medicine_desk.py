@@ -211,7 +211,8 @@ _TODAY_ASKS = (
     # "which pills have I got left to take today", "what medicines am I on", "what doses do I have today"
     re.compile(
         rf"\b(?:what|which|whats|what's|any)\s+(?:\w+\s+){{0,2}}?{_PILL}\b[^.?!]*\b(?:today|tonight|left|due|now|on|"
-        rf"taking|take|have|got|next|scheduled|remaining|this (?:morning|afternoon|evening))\b",
+        rf"taking|take|have|got|next|scheduled|remaining|this (?:morning|afternoon|evening)|"
+        r"(?:after|before|with)\s+(?:dinner|lunch|breakfast|tea|supper|food|meals?|bed))\b",
         re.I,
     ),
     # "what's my medication schedule", "my pill times"

@@ -148,6 +148,16 @@ READS = [
     ("appointments?", desk.LIST),
     ("please confirm my appointment time for monday", desk.LIST),
     ("when am I due at the hospital", desk.LIST),
+    # a fifteenth round, list only (first read 20 of 30)
+    ("when's mum's next hospital visit", desk.LIST),
+    ("do I need to go anywhere this week for the doctor", desk.LIST),
+    ("have I got to see the heart doctor soon", desk.LIST),
+    ("I've got an appointment soon haven't I", desk.LIST),
+    ("my upcoming doctor appointments please", desk.LIST),
+    ("how long until my appointment", desk.LIST),
+    ("when is the eye test", desk.LIST),
+    ("any appointments with the specialist coming up", desk.LIST),
+    ("is it today I'm seeing the dermatologist", desk.LIST),
 ]
 
 NOT_THE_DESK = [
@@ -191,6 +201,10 @@ NOT_THE_DESK = [
     "the doctor I'm seeing for my skin is away, can I book another dermatologist",
     "when is my baby due in march, I have pelvic pain",
     "appointment with a cardiologist please",
+    "when's the next available appointment with a dermatologist",
+    "how soon can I get an appointment with a dermatologist",
+    "do I need to see a doctor for this rash",
+    "I've got an appointment soon with a cardiologist, and now my chest hurts a lot when I walk",
 ]
 
 

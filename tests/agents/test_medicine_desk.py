@@ -113,6 +113,7 @@ READS = [
     ("what's due at 2pm", desk.DOSES_TODAY),
     ("am I meant to take anything with breakfast", desk.DOSES_TODAY),
     ("my husband gave me my 6pm tablets", desk.DOSE_TAKEN),
+    ("which pills after dinner", desk.DOSES_TODAY),
 ]
 
 # A new reminder: (what the user typed, the medicine the desk names)
