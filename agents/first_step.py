@@ -30,6 +30,8 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
+from agents import appointment_desk
+
 log = logging.getLogger(__name__)
 
 MODEL_PATH = Path(__file__).parent / "knowledge" / "first_step.npz"
@@ -47,16 +49,11 @@ DESK_USE_CASES = frozenset(
 )
 
 
-# What each desk leaves alone, as its own rules do (agents.appointment_desk._OTHER_THING; the medicines
-# desk's appointment words): "move my warfarin reminder to the evening" is no appointment to move.
-_MEDICINE_WORDS = re.compile(
-    r"\b(?:reminders?|alarms?|medications?|medicines?|meds|pills?|doses?|tablets?|capsules?|insulin|inhalers?|"
-    r"prescriptions?|scripts?)\b",
-    re.I,
-)
-_APPOINTMENT_WORDS = re.compile(
-    r"\b(?:appointments?|appts?|bookings?|visits?|slots?|check[- ]?ups?|consultations?|clinic)\b", re.I
-)
+# What each desk leaves alone, in the appointments desk's own words: what is not an appointment
+# ("move my warfarin reminder to the evening" is no appointment to move), and what is one (no
+# medicine's dose to list or mark: "what time should I be at the clinic").
+_NOT_AN_APPOINTMENT = appointment_desk._OTHER_THING
+_APPOINTMENT_WORDS = re.compile(rf"\b(?:{appointment_desk._APPOINTMENT}|clinic)\b", re.I)
 
 
 # What a new reminder is made of and a dose taken or today's list never needs: how often, for how long,
@@ -84,7 +81,7 @@ _TAKEN = re.compile(
 def fits(use_case: str, message: str) -> bool:
     """Whether a route of ``message`` to ``use_case``'s desk passes the desks' own checks."""
     if use_case.startswith("appointments_"):
-        return not _MEDICINE_WORDS.search(message)
+        return not _NOT_AN_APPOINTMENT.search(message)
     if use_case.startswith("medicines_"):
         if _APPOINTMENT_WORDS.search(message) or _A_REGIMEN.search(message):
             return False
