@@ -69,6 +69,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from agents import language, slips
+from agents.medicine_words import PILLS
 from health import sos
 from health.models import Alert, AlertEvent
 from health.sos.delivery import emergency_number
@@ -334,7 +335,7 @@ _PERSON = (
 
 # A child, and medicines that are not theirs or more than a dose: what a child gets into.
 _CHILD = r"(?:toddler|baby|child|kid|little (?:one|boy|girl)|(?:my|our) (?:son|daughter|\d+ year old))"
-_MEDICINES = r"(?:pills|tablets|capsules|meds|medicines?|medications?|painkillers|vitamins|iron)"
+_MEDICINES = PILLS
 _SOME_OF = (
     r"(?:some of|a handful of|lots of|loads of|a lot of|a bunch of|several of|a few of|all of|a bottle of|a pack of|"
     r"my|your|(?:grand)?(?:mum|mom|dad|nan|gran|ma|pa)'s)"

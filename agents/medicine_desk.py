@@ -40,6 +40,7 @@ from rapidfuzz.distance import OSA
 
 from agents import desk_steps
 from agents.desk_reading import prepared
+from agents.medicine_words import PILL_WORDS, PILLS
 from agents.models import Conversation
 from agents.tools.health_data import split_strength
 from agents.tools.my_medicines import NOT_RECORDED, UPCOMING, TodaysDose, listing, photo_help, todays_doses
@@ -54,15 +55,10 @@ log = logging.getLogger(__name__)
 DOSES_TODAY, DOSE_TAKEN, PHOTO, REMINDER = "doses_today", "dose_taken", "photo", "reminder"
 DESK = "Medicines desk:"  # how the desk's planner steps begin (the chat page shows its words as written)
 
-# Words for a medicine without its name: "my pills", "the evening tablets", "my meds".
-_PILL = (
-    r"(?:pills?|tablets?|tabs|capsules?|caps|meds|medicines?|medications?|doses?|insulin|inhalers?|"
-    r"antibiotics|vitamins?|supplements?)"
-)
-_PILL_WORDS = frozenset(
-    "pill pills tablet tablets tabs capsule capsules caps meds medicine medicines medication medications dose doses "
-    "insulin inhaler inhalers antibiotics vitamin vitamins supplement supplements".split()
-)
+# Words for a medicine without its name: "my pills", "the evening tablets", "my meds" (the shared
+# words), and the desk's own: a dose, insulin, an inhaler.
+_PILL = rf"(?:{PILLS}|doses?|insulin|inhalers?)"
+_PILL_WORDS = frozenset(PILL_WORDS) | frozenset("dose doses insulin inhaler inhalers".split())
 # Parts of the day a dose is named by, as local hours [from, to) (wrapping past midnight for night).
 PARTS = {
     "morning": (4, 12),
