@@ -29,7 +29,7 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents import desk_steps
@@ -577,10 +577,9 @@ def new_slot(appointment: Appointment, when: str, now: dt.datetime) -> tuple[Slo
         said = Preference(day=day, said=when)
         return (exact[0] if exact else None), sorted(near, key=_start), said
     local = now.astimezone(tz)
-    if preference.day == local.date() and not re.search(r"\btoday\b", when, re.I):
+    if preference.weekday_is_today(local.date()) and not any(preference.fits(s.starts_at.astimezone(tz)) for s in free):
         # "Move it to friday", said on a Friday with nothing free left today: the coming Friday
-        if not any(preference.fits(s.starts_at.astimezone(tz)) for s in free):
-            preference = replace(preference, day=preference.day + dt.timedelta(days=7))
+        preference = preference.a_week_on()
     if preference:
         fitting = [s for s in free if preference.fits(s.starts_at.astimezone(tz))]
         # Only a part of the day ("something in the afternoon"): the fitting time nearest the old one.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agents.tools.said import sentences
 
@@ -44,9 +44,19 @@ class Preference:
     part: str | None = None
     said: str = ""
     at: dt.time | None = None
+    weekday: bool = False  # the day was named by its weekday ("Friday"), not "today" or "tomorrow"
 
     def __bool__(self) -> bool:
         return self.day is not None or self.part is not None or self.at is not None
+
+    def weekday_is_today(self, today: dt.date) -> bool:
+        """Whether the day was named by today's weekday: "move it to Friday", said on a Friday, may
+        mean this Friday or the next one (each caller says which it is)."""
+        return self.weekday and self.day == today
+
+    def a_week_on(self) -> Preference:
+        """The same wish a week later: the coming weekday rather than today's."""
+        return replace(self, day=self.day + dt.timedelta(days=7)) if self.day is not None else self
 
     def fits(self, start: dt.datetime) -> bool:
         """Whether a slot starting at ``start`` (aware, in the patient's zone) fits."""
@@ -97,20 +107,22 @@ def preference_from(parts: list[str], today: dt.date, now: dt.time | None = None
         if position == 0:
             sentences = [s for s in sentences if _SCHEDULING.search(s)]
         for sentence in sentences:
-            day = next((d for m in _DAY.finditer(sentence) if (d := _day(m, today)) is not None), None)
+            named = next(((m, d) for m in _DAY.finditer(sentence) if (d := _day(m, today)) is not None), None)
+            day = named[1] if named else None
             part_match = _PART.search(sentence)
             part = part_match.group(1).lower() if part_match else None
             at = clock_time(sentence)
-            if (
-                now is not None
-                and day == today
-                and part is not None
-                and _part_is_over(part, now)
-                and not re.search(r"\btoday\b", sentence, re.I)
-            ):
-                day = today + dt.timedelta(days=7)
-            if day is not None or part is not None or at is not None:
-                found = Preference(day=day, part=part, said=sentence.strip(), at=at)
+            wish = Preference(
+                day=day,
+                part=part,
+                said=sentence.strip(),
+                at=at,
+                weekday=bool(named and named[0].group("day").lower() in WEEKDAYS),
+            )
+            if now is not None and wish.weekday_is_today(today) and part is not None and _part_is_over(part, now):
+                wish = wish.a_week_on()
+            if wish:
+                found = wish
     return found
 
 
