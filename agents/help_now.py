@@ -69,6 +69,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from agents import language, slips
+from agents.desk_reading import without_opening
 from agents.medicine_words import PILLS
 from health import sos
 from health.models import Alert, AlertEvent
@@ -188,7 +189,13 @@ def _correct(word: str) -> str:
 
     vocabulary = [w for w in _pattern_words() if len(w) >= 4]
     found = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=2, limit=None)
-    ranked = sorted((distance, meant) for meant, distance, _ in found if distance <= _allowed(word, meant))
+    # Of words as near, a letter left out is the likeliest slip ("barly" is "barely" before "badly",
+    # "burnd" "burned" before "burn").
+    ranked = sorted(
+        (distance, word not in {meant[:i] + meant[i + 1 :] for i in range(len(meant))}, meant)
+        for meant, distance, _ in found
+        if distance <= _allowed(word, meant)
+    )
     if not ranked:
         return word
     # A typo can be near two words. "scurring" is one letter from "slurring" and a typo of
@@ -200,7 +207,7 @@ def _correct(word: str) -> str:
     elsewhere = lexicon_reading(word)
     if elsewhere != word and elsewhere not in _pattern_words():
         return word
-    return ranked[0][1]
+    return ranked[0][-1]
 
 
 def normalised(text: str) -> str:
@@ -1016,6 +1023,17 @@ _OTHER_LANGUAGE_CRY = re.compile(
 )
 
 
+# Polite words at the end that a request said as the whole message does not need ("911 please thx",
+# "hey help me now pls pls").
+_CLOSING = re.compile(r"(?:[\s,.!]+(?:please|pls|plz|thanks|thank you|thank u|thx|ty|cheers|x+))+\W*$")
+
+
+def _bare(said: str) -> str:
+    """The message without a greeting in front or thanks at the end ("hi there quick help", "good
+    morning hi sos", "um 911 please thx"): what the whole-message requests are read in too."""
+    return _CLOSING.sub("", without_opening(said)).strip()
+
+
 def emergency(text: str) -> Emergency | None:
     """What makes ``text`` an emergency request now, or None."""
     said = normalised(text)[:2000]
@@ -1026,7 +1044,7 @@ def emergency(text: str) -> Emergency | None:
         return Emergency("request", cry.group(0)) if cry else None
     clauses = _clauses(said)
     # The whole message too: "help!" and "help me now!" end with the mark that makes them urgent.
-    found = _found(REQUEST, [*clauses, said], request=True)
+    found = _found(REQUEST, [*clauses, said, _bare(said)], request=True)
     if found:
         return Emergency("request", found)
     chest = _found([_r(rf"\b(?:{_CHEST})")], clauses)

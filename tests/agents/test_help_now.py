@@ -274,6 +274,15 @@ EMERGENCIES = [
     "I think I'm having an allergic reaction, my throat feels tight and I'm wheezing",
     "im having really bad chest paim and my left arm is numb",
     "my little girl has a purple rsh that doesn't fade and a high fever",
+    # a whole-message request behind a greeting or with thanks after it (the tested emergencies typed
+    # 5 times each with the generator's padding: 1,074 of 1,095 caught before, 1,085 after)
+    "hello someone help me",
+    "hi there quick help",
+    "good morning hi sos",
+    "good morning get help now",
+    "hey help me now pls pls",
+    "um 911 please thx",
+    "he's cold and clammy and barly conscious",  # a letter left out is the likeliest slip
 ]
 
 NOT_EMERGENCIES = [
@@ -474,6 +483,13 @@ NOT_EMERGENCIES = [
     "I had an allergic reaction last year, my throat felt tight",
     "my sister is threatening to leave home",
     "heavy bleeding during my period, can I book a gynaecologist",
+    # near misses of the greeting and thanks taken off
+    "hi, can you help me",
+    "hello, help please",
+    "hey, help me with my booking please",
+    "good morning, I need help with my reminders thanks",
+    "hi there, what does sos do",
+    "hello the sos button thanks",
 ]
 
 
