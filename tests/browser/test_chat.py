@@ -289,3 +289,28 @@ def test_how_was_my_day_is_answered_from_the_readings_in_the_chat(page, alice, s
     notice = page.get_by_role("log", name="Messages").locator(".kind-notice").last
     expect(notice).to_contain_text("No readings from your watch were recorded today")
     screenshot(page, "chat-my-day")
+
+
+def test_a_patient_books_the_doctor_they_name_and_not_another(page, alice, gp_slot, scripted_model):
+    """The booking desk: "Dr Arroyo please" proposes that doctor's own time even when another doctor
+    of the same field is free earlier, and books it on Confirm; the model is never called."""
+    earlier = gp_slot.starts_at - dt.timedelta(hours=1)
+    other = SpecialistFactory(name="Dr. Ines Moreau", specialization=gp_slot.specialist.specialization)
+    SlotFactory(specialist=other, starts_at=earlier, ends_at=earlier + dt.timedelta(minutes=30))
+    scripted_model()  # never called
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Chat").click()
+    messages = page.get_by_role("log", name="Messages")
+
+    page.get_by_label("Your message").fill("Dr Arroyo please, whenever he's next free")
+    page.get_by_role("button", name="Send").click()
+
+    proposal = messages.locator(".kind-proposal")
+    expect(proposal).to_contain_text("Dr. Diego Arroyo (General Physician) can see you on")
+    expect(proposal).not_to_contain_text("Moreau")
+    screenshot(page, "chat-named-doctor")
+    page.get_by_role("button", name="Confirm").click()
+
+    expect(page.locator(".booking h3")).to_have_text("Booked")
+    expect(page.locator(".booking")).to_contain_text("Dr. Diego Arroyo")
+    assert Appointment.objects.get(user=alice).slot_id == gp_slot.pk
