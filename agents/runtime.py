@@ -42,6 +42,7 @@ from django.utils import timezone
 from agents import (
     appointment_desk,
     booking_desk,
+    courtesy,
     crisis,
     decline_guard,
     first_step,
@@ -253,6 +254,7 @@ class Runtime:
                     or self._answer_crisis()
                     or self._answer_other_language()
                     or self._answer_out_of_scope()
+                    or self._answer_courtesy()
                     or self._appointments_desk()
                     or self._health_desk()
                     or self._medicines_desk()
@@ -399,6 +401,26 @@ class Runtime:
             f"the request is one I do not do ({kind.replace('_', ' ')}): I refer, I never diagnose or prescribe.",
             "Tell the user what I can do instead.",
             scope.reply(kind),
+        )
+        return True
+
+    def _answer_courtesy(self) -> bool:
+        """Answer a new chat message that is only a greeting, a thanks or "what can you do?"
+        (agents.courtesy) with what the assistant can do, without calling the model: nothing is
+        booked, stored or sent. Answers to the assistant's questions are never taken. True when it did."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return False
+        if not self.states or self.states[-1]["from"] != "user":
+            return False
+        kind = courtesy.courtesy(str(self.states[-1]["value"]))
+        if kind is None:
+            return False
+        log.info("conversation %s: a courtesy (%s) got its answer", self.conversation.pk, kind)
+        self._answer_at_once(
+            "Courtesy",
+            f"the message is a courtesy ({kind.replace('_', ' ')}), no request.",
+            "Answer it and say what I can do.",
+            courtesy.reply(kind),
         )
         return True
 

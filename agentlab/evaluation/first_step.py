@@ -6,6 +6,7 @@ and the first that acts decides:
 1. ``help_now``: agents.help_now.emergency finds an emergency (the hard SOS starts);
 2. ``other_language``: agents.language.understood says it is not English (the English-only reply);
 3. ``out_of_scope``: agents.scope.out_of_scope refuses it (prescribe, diagnose, off topic);
+   ``courtesy``: agents.courtesy answers a greeting, a thanks or "what can you do?" said alone;
 4. ``appointments_list`` / ``_cancel`` / ``_reschedule``: the appointments desk
    (agents.appointment_desk.read) answers it;
 5. ``my_health``: the health desk (agents.health_desk.read: "how was my day?", "how did I sleep?")
@@ -31,13 +32,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from agentlab.data.requests import USE_CASES, Request
-from agents import first_step, help_now, language, scope
+from agents import courtesy, first_step, help_now, language, scope
 from health.management import demo
 from health.models import Specialization
 
 HELP_NOW = "help_now"
 OTHER_LANGUAGE = "other_language"
 OUT_OF_SCOPE = "out_of_scope"
+COURTESY = "courtesy"
 MODEL = "model"
 MY_HEALTH = "my_health"
 BOOKING = "booking"  # the booking desk: a named kind of specialist, no complaint
@@ -53,6 +55,7 @@ DECISIONS = (
     HELP_NOW,
     OTHER_LANGUAGE,
     OUT_OF_SCOPE,
+    COURTESY,
     *(f"appointments_{kind}" for kind in DESK_KINDS),
     MY_HEALTH,
     *MEDICINE_KINDS.values(),
@@ -83,7 +86,7 @@ def is_right(use_case: str, decision: str) -> bool:
 
 
 # Decisions that take a request away from the model's care: a false one blocks a patient.
-REFUSALS = frozenset({OTHER_LANGUAGE, OUT_OF_SCOPE})
+REFUSALS = frozenset({OTHER_LANGUAGE, OUT_OF_SCOPE, COURTESY})
 
 Decider = Callable[[str], str]
 
@@ -150,6 +153,8 @@ def decide(message: str) -> str:
         return OTHER_LANGUAGE
     if scope.out_of_scope(message) is not None:
         return OUT_OF_SCOPE
+    if courtesy.courtesy(message) is not None:
+        return COURTESY
     read = desk_reader()
     found = read(message) if read is not None else None
     if found is not None:
@@ -223,7 +228,8 @@ class SplitScore:
 
     @property
     def refused_care(self) -> int:
-        """Requests of the assistant's own use cases that a guard would refuse (scope or language)."""
+        """Requests of the assistant's own use cases that a guard would refuse or answer without acting
+        (scope, language, courtesy)."""
         return self.decided(REFUSALS, outside="out_of_scope")
 
     def columns(self) -> list[str]:

@@ -104,7 +104,7 @@ def test_the_planner_reads_the_users_memory_and_the_caller_does_not(alice):
 def test_a_chat_without_history_gets_no_memory_line(bob):
     backend = ScriptedBackend(planner=[plan("Hi.", "<END>")])
 
-    start_chat(bob, "hello there", backend=backend)
+    start_chat(bob, "hello there, I have a question", backend=backend)
 
     assert "Memory:" not in backend.calls[0][1][0].content
 

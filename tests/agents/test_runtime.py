@@ -111,7 +111,7 @@ def test_a_model_call_that_outlives_the_timeout_fails_the_chat(settings, alice):
     settings.AGENT_CALL_TIMEOUT_SECONDS = 0.1
     backend = ScriptedBackend(planner=[Delay(1.0, end())])
 
-    conversation = start_chat(alice, "Hello", backend=backend)
+    conversation = start_chat(alice, "Hello, I have a question.", backend=backend)
 
     assert conversation.status == "failed"
     assert conversation.error == "the planner timed out after 0.1 s"
@@ -121,7 +121,7 @@ def test_a_chat_without_a_model_fails_with_a_message(settings, alice, django_cap
     settings.AGENT_BACKEND = "transformers"  # the model is not prepared in the test data folder
 
     with django_capture_on_commit_callbacks(execute=True):
-        conversation = start_chat(alice, "Hello")
+        conversation = start_chat(alice, "Hello, I have a question.")
 
     conversation.refresh_from_db()
     assert (conversation.status, conversation.error) == ("failed", "no model is loaded")
@@ -191,7 +191,7 @@ def test_a_backend_without_adapters_gets_the_few_shot_prompt(alice):
     backend = ScriptedBackend(planner=[end()])
     backend.few_shot = True
 
-    start_chat(alice, "Hello", backend=backend)
+    start_chat(alice, "Hello, I have a question.", backend=backend)
 
     assert [m.role for m in backend.calls[0][1]] == ["system", "user", "assistant", "user"]
 

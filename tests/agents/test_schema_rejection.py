@@ -76,7 +76,7 @@ def test_after_the_bounded_retries_the_run_fails_with_a_message_to_the_user(alic
 def test_unparseable_planner_output_fails_the_chat_gracefully(alice):
     backend = ScriptedBackend(planner=["I don't know"])
 
-    conversation = start_chat(alice, "Hello", backend=backend)
+    conversation = start_chat(alice, "Hello, I have a question.", backend=backend)
 
     assert conversation.status == "failed"
     assert "planner's output was unusable" in conversation.error

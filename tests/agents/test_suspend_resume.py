@@ -62,10 +62,10 @@ def test_follow_up_with_user_suspends_and_records_the_reply_with_the_method(alic
 
 def test_a_message_after_completion_starts_a_new_request_in_the_same_conversation(alice):
     first = ScriptedBackend(planner=[end("Nothing to do.")])
-    conversation = start_chat(alice, "Hi", backend=first)
+    conversation = start_chat(alice, "Hi, I have a question.", backend=first)
 
     second = ScriptedBackend(planner=[end("Still nothing.")])
-    conversation = post_user_message(conversation.pk, alice, "Hi again", backend=second)
+    conversation = post_user_message(conversation.pk, alice, "Hi again, one more question.", backend=second)
 
     assert [s["from"] for s in states(conversation)] == ["system", "user", "planner", "user", "planner"]
     assert conversation.status == "completed"

@@ -28,6 +28,7 @@ HEADERS = {
     "help_now": "help now",
     "other_language": "other lang.",
     "out_of_scope": "out of scope",
+    "courtesy": "courtesy",
     "appointments_list": "desk: list",
     "appointments_cancel": "desk: cancel",
     "appointments_reschedule": "desk: reschedule",
@@ -117,7 +118,7 @@ class Command(BaseCommand):
         caught = score.matrix.get("help_now", {}).get(evaluate.HELP_NOW, 0)
         self.stdout.write(
             f"Help now caught: {caught} of {score.cases('help_now')}; SOS started for another use case: "
-            f"{score.false_sos}; care requests refused (scope or language): {score.refused_care}."
+            f"{score.false_sos}; care requests refused (scope, language or courtesy): {score.refused_care}."
         )
 
     def _misreads(self, score: evaluate.SplitScore) -> None:
