@@ -51,6 +51,7 @@ from agents import (
     language,
     medicine_desk,
     scope,
+    sos_cancel,
 )
 from agents.llm.base import BackendError, BackendTimeout, Generation, ModelBackend, Role
 from agents.memory.context import planner_memory
@@ -74,6 +75,7 @@ CALLER_RETRIES = 2
 STOP = {"planner": ("</action>",), "caller": ()}
 FAILURE_MESSAGE = "Sorry, I could not finish this request. Please try again, or rephrase it."
 HELP_NOW = "Help-now guard:"  # how the help-now guard's planner steps begin
+SOS_CANCEL = "SOS cancel:"  # how the steps of an SOS cancelled from the chat begin
 
 
 class RunFailed(Exception):
@@ -250,7 +252,8 @@ class Runtime:
         try:
             try:
                 if not (
-                    self._help_now()
+                    self._cancel_sos()
+                    or self._help_now()
                     or self._answer_crisis()
                     or self._answer_other_language()
                     or self._answer_out_of_scope()
@@ -306,12 +309,55 @@ class Runtime:
         in the worker's run: an SOS asked for in the chat starts as soon as the button's would, not
         after a model run queued before it. A bug here leaves the message to the run, which asks again."""
         try:
-            return self._help_now()
+            return self._cancel_sos() or self._help_now()
         except ConcurrentRun:
             raise
         except Exception as exc:  # noqa: BLE001  (the run tries again; the request must not fail)
             self._log_crash("help-now guard", exc)
             return False
+
+    def _cancel_sos(self) -> bool:
+        """A chat message that asks to stop the hard SOS (agents.sos_cancel: "cancel the SOS"; "false
+        alarm" or "cancel it" right after this chat started it) cancels it with the SOS page's own
+        service while its countdown runs; the user is told what the alert's record holds and the
+        request ends. True when it acted, now or already."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT or not self.states:
+            return False
+        last = self.states[-1]
+        if last["from"] == "planner" and isinstance(last["value"], dict):
+            return is_end(last["value"]) and str(last["value"].get("reason", "")).startswith(SOS_CANCEL)
+        if last["from"] != "user":
+            return False
+        if not sos_cancel.asks_to_cancel(str(last["value"]), just_started=self._sos_just_started()):
+            return False
+        done = sos_cancel.cancel_sos(self.conversation.user, self.conversation.pk)
+        log.info("conversation %s: SOS cancel: %s", self.conversation.pk, done.summary)
+        self.append(
+            "planner",
+            {
+                "reason": f"{SOS_CANCEL} the user asks to stop the emergency SOS.",
+                "action": "Cancel the SOS as its page's Cancel does, and tell the user what happened.",
+            },
+        )
+        alert, self.alert = self.alert, done.alert
+        try:
+            self.execute_call({"tool": "notify_user", "parameters": {"user_id": self.user_ref, "message": done.reply}})
+        finally:
+            self.alert = alert
+        self.append("planner", {"reason": f"{SOS_CANCEL} {done.summary}; the user was told.", "action": END})
+        self.set_status(Conversation.Status.COMPLETED)
+        return True
+
+    def _sos_just_started(self) -> bool:
+        """Whether this chat's request before the new message started (or found) the hard SOS."""
+        earlier = self.states[:-1]
+        step = earlier[-1] if earlier else None
+        return bool(
+            step is not None
+            and step["from"] == "planner"
+            and isinstance(step["value"], dict)
+            and str(step["value"].get("reason", "")).startswith(HELP_NOW)
+        )
 
     def _help_now(self) -> bool:
         """A chat message that asks for emergency help now (agents.help_now) starts the hard SOS with

@@ -14,6 +14,7 @@ from agents.help_now import SOS_PAGE, emergency
 from agents.llm.scripted import ScriptedBackend
 from agents.models import Conversation
 from agents.services import post_user_message, start_chat
+from agents.sos_cancel import asks_to_cancel
 from health.models import Alert, AlertEvent, Notification, OutboundMessage
 from tests.agents.helpers import call, end, plan, states
 
@@ -545,9 +546,11 @@ def test_a_message_that_is_no_emergency_goes_to_the_model(alice, text):
     conversation = start_chat(alice, text, backend=backend)
 
     # Past the help-now guard: the model, or for a question about the patient's own appointments
-    # the appointments desk (which answers from the records without it), or for a courtesy said
-    # alone ("help") the courtesy answer.
-    assert len(backend.calls) == (0 if appointment_desk.read(text) or courtesy.courtesy(text) else 1)
+    # the appointments desk (which answers from the records without it), for a courtesy said
+    # alone ("help") the courtesy answer, and for "I don't need an ambulance" the SOS cancel's "no
+    # SOS is under way".
+    answered = appointment_desk.read(text) or courtesy.courtesy(text) or asks_to_cancel(text, just_started=False)
+    assert len(backend.calls) == (0 if answered else 1)
     assert conversation.status == Conversation.Status.COMPLETED
     assert hard_sos(alice) == []
 
