@@ -152,3 +152,27 @@ def test_a_soft_sos_banner_can_be_escalated(page, alice_world, settings):
     expect(page.get_by_role("button", name="Cancel, I am fine")).to_be_visible()
     hard = Alert.objects.get(user=alice_world, kind=Alert.Kind.HARD)
     assert (hard.state, hard.escalated_from) == (Alert.State.COUNTDOWN, soft)
+
+
+def test_an_sos_asked_for_in_the_chat_is_cancelled_in_the_chat_before_anything_is_sent(
+    page, alice_world, scripted_model, settings
+):
+    scripted_model()  # never called: help now and its cancel need no model
+    settings.SOS_COUNTDOWN_SECONDS = 60
+    sign_in(page, "alice")
+    page.get_by_role("link", name="Chat").click()
+    messages = page.get_by_role("log", name="Messages")
+
+    page.get_by_label("Your message").fill("my husband collapsed, call an ambulance")
+    page.get_by_role("button", name="Send").click()
+    expect(messages).to_contain_text("I've started an emergency SOS.")
+    assert Alert.objects.get(user=alice_world).state == Alert.State.COUNTDOWN
+
+    page.get_by_label("Your message").fill("false alarm, he's fine now")
+    page.get_by_role("button", name="Send").click()
+
+    expect(messages).to_contain_text("I've cancelled the SOS before it went out")
+    expect(page.get_by_role("status").filter(has_text="thinking")).to_be_hidden()
+    screenshot(page, "chat-sos-cancelled")
+    assert Alert.objects.get(user=alice_world).state == Alert.State.CANCELLED
+    assert not OutboundMessage.objects.exists()
