@@ -256,7 +256,9 @@ REQUEST = [
     _r(
         r"(?<!is this an )(?<!is it an )(?<!was it an )(?<!non-)(?<!non )(?<!number for )(?<!number of )"
         r"(?<!number for the )(?<!number for an )\bemergency\b"
-        r"(?!\s*(?:contacts?|numbers?|room|department|dept|services? number|fund|kit|plan|appointment|"
+        # "the emergency is over" stands one down
+        r"(?!\s*(?:(?:is|was|has)\s+(?:over|passed|finished|ended)|"
+        r"contacts?|numbers?|room|department|dept|services? number|fund|kit|plan|appointment|"
         r"dentist|vet|care|ward|exit|brake|medication|medicine|supply|supplies|info|details|settings?|button|alerts?|page))"
     ),
     # "SOS", and after a greeting or a filler word: "hi SOS", "um sos", "ok so sos please"

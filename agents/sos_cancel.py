@@ -36,10 +36,11 @@ _THE_SOS = (
 )
 # Names the SOS: "cancel the SOS", "stop the ambulance", "don't send the ambulance", "no ambulance needed".
 _NAMED = re.compile(
-    rf"\b{_STOP}\b[^.?!]{{0,20}}\b{_THE_SOS}\b"
+    # the SOS right after the verb, a word or two between ("stop the bleeding, it's an emergency" is none)
+    rf"\b{_STOP}\s+(?:(?:the|my|this|that|our|his|her|an?|whole)\s+)?(?:\w+\s+)?{_THE_SOS}\b"
     rf"|\b(?:don'?t|do not|dont|no need to)\s+(?:send|call)\s+(?:an?\s+|the\s+)?(?:{_THE_SOS}|anyone|anybody|help)\b"
     rf"|\b(?:no|don'?t need (?:an?|the))\s+(?:{_THE_SOS})\s*(?:needed|please|thanks)?\b"
-    rf"|\b{_THE_SOS}\b[^.?!]{{0,20}}\b(?:by mistake|by accident|not needed|isn'?t needed|was a mistake)\b",
+    rf"|\b{_THE_SOS}\s+(?:\w+\s+){{0,2}}?(?:by mistake|by accident|not needed|isn'?t needed|was a mistake)\b",
     re.I,
 )
 # "I'm fine", "I feel better now", "he's OK"
