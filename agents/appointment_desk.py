@@ -89,7 +89,8 @@ _NEGATED_CANCEL = re.compile(
 _MOVE_VERB = (
     # "prepone": Indian English for bringing an appointment forward
     r"(?:re-?schedul\w*|re-?book\w*|re-?ar+ang\w*|move[ds]?|moving|chang(?:e|ed|ing)|postpon\w*|prepon\w*|push(?:ed)?|bring|swap|"
-    r"shift|switch|delay|put)"
+    # "put me in with the cardiologist" asks for a booking; "put my appointment back" moves one
+    r"shift|switch|delay|put(?!\s+(?:me|us|him|her|mum|mom|dad|my\s+\w+)\s+(?:in|down)\b))"
 )
 # The verb must act on the appointment ("move it", "change my appointment", "push the dentist back"):
 # "my symptoms changed since my last appointment" is a complaint, not a request to move it.

@@ -43,7 +43,9 @@ _WANTS = re.compile(
     r"first available|next available|available|free|put me down|pencil me in|fit me in|squeeze me in|"
     # "dermatologist on friday please", "I'm after a psychiatrist appointment", "sign me up for a dermatologist",
     # "do you have any gynaecologist appointments", "what's the first dermatologist slot"
-    r"please|pls|plz|i'?m after|looking for|set me up|sign me up|reserve|(?:do|have) you (?:have|got)|"
+    r"please|pls|plz|i'?m after|looking for|set me up|reserve|(?:do|have) you (?:have|got)|"
+    # "sign my dad up for", "put me in with the cardiologist"
+    r"(?:sign|put|book|get)\s+(?:me|us|him|her|mum|mom|dad|my\s+\w+)\s+(?:up|in)|"
     r"first\s+(?:\w+\s+){0,2}?(?:slot|appointment|opening|time))\b"
     # "any dermatology appointments tomorrow": asked as a question about free ones
     r"|^\W*any\s+\w+\s+(?:appointments?|appts?|slots?|openings?)\b"
@@ -56,7 +58,10 @@ _WANTS = re.compile(
     # the appointment named and nothing else: "cardiologist appointment", "appointment with the dietitian on monday"
     r"|^\W*(?:an?\s+)?[\w-]+\s+(?:appointment|appt|slot)\s*(?:(?:on|for|this|next)\s+\w+|tomorrow|today|asap)?"
     r"\W*(?:please|pls)?\W*$"
-    r"|^\W*(?:an?\s+)?(?:appointment|appt)\s+(?:with|for)\s+(?:an?|the)\s+",
+    r"|^\W*(?:an?\s+)?(?:appointment|appt)\s+(?:with|for)\s+(?:an?|the)\s+"
+    # a kind of specialist and when, said alone: "urologist next week, any day except friday"
+    r"|^\W*(?:an?\s+|the\s+)?[\w-]+(?:ist|ian)\s+(?:next|this|on|tomorrow|today|asap|at|in the|any)\b"
+    r"(?![^.?!]*\b(?:was|were|is|are|has|had|have|said|told|did|gave|saw)\b)",
     re.I,
 )
 _NOT = re.compile(

@@ -158,6 +158,7 @@ READS = [
     ("when is the eye test", desk.LIST),
     ("any appointments with the specialist coming up", desk.LIST),
     ("is it today I'm seeing the dermatologist", desk.LIST),
+    ("put my appointment back a week", desk.RESCHEDULE),
 ]
 
 NOT_THE_DESK = [
@@ -205,6 +206,7 @@ NOT_THE_DESK = [
     "how soon can I get an appointment with a dermatologist",
     "do I need to see a doctor for this rash",
     "I've got an appointment soon with a cardiologist, and now my chest hurts a lot when I walk",
+    "put me in with the cardiologist at the earliest time",  # a new booking
 ]
 
 

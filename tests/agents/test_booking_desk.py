@@ -45,6 +45,10 @@ READS = [
     ("can you sort me out an appointment with a dermatologist", "dermatologist"),
     ("can i have an appointment with the general physician for a check up", "general physician"),
     ("anything after lunch with a dermatologist?", "dermatologist"),
+    # a sixteenth round (first read 17 of 20)
+    ("dermatologist next week, any day except friday", "dermatologist"),
+    ("put me in with the cardiologist at the earliest time", "cardiologist"),
+    ("sign my dad up for a dermatologist appointment on tuesday", "dermatologist"),
 ]
 NOT_THE_DESK = [
     "I have chest pain, book me a cardiologist",
@@ -59,6 +63,7 @@ NOT_THE_DESK = [
     "any dermatology creams you would recommend",
     "my stomach has been upset for days, need a doctor",  # a complaint the lexicon's symptoms miss
     "we won't need the dermatologist tomorrow after all",
+    "the dermatologist next week was really helpful but my rash came back",
 ]
 
 
