@@ -309,6 +309,7 @@ _CHEST = (
     r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling| pain)?)\s+(?:in|across|on)\s+"
     r"(?:my|his|her|their|the)\s+chest"
     r"|(?:my|his|her) chest (?:really |so |very |badly )?(?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
+    r"|(?:my|his|her) chest (?:is|feels) (?:really|so|very|super|extremely) (?:tight|heavy|sore|painful)"
     r"|(?:my|his|her) chest (?:is being|feels like it'?s being|feels like it is being) (?:crushed|squeezed)"
     # pressure said as a picture: "feels like an elephant is sitting on it", "a weight on my chest"
     r"|chest\s+feels?\s+like\b|(?:sitting|weight|ton of bricks)\s+on\s+(?:my|his|her|the)\s+chest"
@@ -478,6 +479,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             rf"\bsudden(?:ly)?\b{_S}{{0,20}}\b(?:numb\w*|weak\w*|droop\w*|paraly\w*)\b{_S}{{0,20}}"
             r"\b(?:face|arm|leg|hand|side)\b"
+        ),
+        # the face and an arm gone numb together: "I can't feel my face and my arm went numb"
+        _r(
+            r"\b(?:can't feel|lost (?:the )?feeling in|numb\w*(?: in)?)\s+(?:my|his|her|their|the)\s+face\b"
+            rf"{_S}{{0,30}}"
+            r"\b(?:arm|hand|leg)\b[^.!?;]{0,20}\b(?:numb|weak|dead|heavy|won't move|can't move)\b"
         ),
     ],
     # a sudden, severe headache ("the worst headache of my life") is a bleed until proved otherwise
@@ -787,6 +794,13 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"(?<!no )(?<!not )(?<!without )(?<!isn't )"
             r"\b(?:not making sense|confused|drowsy|(?:very |really |so )?sleepy|being sick|vomiting|throwing up|"
             r"bleeding|knocked out|won't wake|can't wake)\b"
+        ),
+        # a fall and then legs or arms that will not move: a spine hurt ("a bad fall and mum can't move her legs")
+        _r(
+            rf"\b(?:fell|fall|fallen|falling)\b{_S}{{0,60}}(?<!no )(?<!not )"
+            r"\b(?:can't|cannot|unable to|couldn't)\s+(?:move|feel)\s+(?:my|his|her|their)\s+(?:legs|arms|neck|body)\b"
+            # not a limit that lasts: "can't move my legs as well as before"
+            r"(?!\s+(?:as well|as much|as easily|properly|very well|much|like (?:i|he|she|they) used to|at night))"
         ),
     ],
     # blood sugar, high or low, with confusion or drowsiness: a diabetic emergency (not "confused

@@ -284,6 +284,10 @@ EMERGENCIES = [
     "hey help me now pls pls",
     "um 911 please thx",
     "he's cold and clammy and barly conscious",  # a letter left out is the likeliest slip
+    # a fourteenth batch (26 of 30 caught before its rules)
+    "there's been a bad fall at home and my mum can't move her legs",
+    "I can't feel my face and my arm went numb suddenly",
+    "i feel like i'm going to pass out and my chest is really tight",
 ]
 
 NOT_EMERGENCIES = [
@@ -491,6 +495,11 @@ NOT_EMERGENCIES = [
     "good morning, I need help with my reminders thanks",
     "hi there, what does sos do",
     "hello the sos button thanks",
+    # near misses of the fourteenth batch's rules
+    "I fell over last year and now I can't move my legs as well as before, can I see a physio",
+    "my chest is really sore from coughing for a week",
+    "my face feels numb after the dentist and my arm is fine",
+    "I had a fall and I can't move my arm much, it's bruised",
 ]
 
 
