@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import re
 
-from django.template.loader import render_to_string
-
 from agents.desk_reading import shorthand_read
-from agents.help_now import SOS_PAGE
-from health.sos.delivery import emergency_number
+from agents.help_now import render_reply
 
 GREETING, THANKS, WHAT_I_DO = "greeting", "thanks", "what_i_do"
 
@@ -61,7 +58,4 @@ def courtesy(message: str) -> str | None:
 
 def reply(kind: str) -> str:
     """The answer for ``kind`` (agents/templates/agents/courtesy_<kind>.txt), on one line."""
-    text = render_to_string(
-        f"agents/courtesy_{kind}.txt", {"emergency_number": emergency_number(), "sos_page": SOS_PAGE}
-    )
-    return " ".join(text.split())
+    return render_reply(f"courtesy_{kind}.txt")

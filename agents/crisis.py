@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import re
 
-from django.template.loader import render_to_string
-
-from agents.help_now import SOS_PAGE
-from health.sos.delivery import emergency_number
+from agents.help_now import render_reply
 
 _CRISIS = re.compile(
     r"\b(?:kill\w*|hurt\w*|harm\w*|cut\w*|hang\w*|shoot\w*|poison\w*|drown\w*|burn\w*|starv\w*)\s+"
@@ -40,5 +37,4 @@ def crisis(message: str) -> bool:
 
 def reply() -> str:
     """The answer (agents/crisis.txt), on one line."""
-    text = render_to_string("agents/crisis.txt", {"emergency_number": emergency_number(), "sos_page": SOS_PAGE})
-    return " ".join(text.split())
+    return render_reply("crisis.txt")

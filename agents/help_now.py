@@ -1118,7 +1118,9 @@ def _seconds_left(alert: Alert) -> int:
     return max(0, math.ceil((alert.countdown_ends_at - timezone.now()).total_seconds()))
 
 
-def _render(name: str, **context) -> str:
+def render_reply(name: str, **context) -> str:
+    """``agents/templates/agents/<name>`` on one line, with the emergency number and the SOS page: the
+    replies of the guards that speak of emergency help (help now, the SOS cancel, crisis, courtesies)."""
     context |= {"emergency_number": emergency_number(), "sos_page": SOS_PAGE}
     return " ".join(render_to_string(f"agents/{name}", context).split())
 
@@ -1132,12 +1134,18 @@ def start_sos(user, conversation_id: int | None = None, *, crisis: bool = False)
         alert, created = sos.press(user)
     except sos.SosRateLimited as exc:
         return Started(
-            None, False, _render("help_now_not_started.txt", reason=str(exc), crisis=crisis), "no SOS: rate limited"
+            None,
+            False,
+            render_reply("help_now_not_started.txt", reason=str(exc), crisis=crisis),
+            "no SOS: rate limited",
         )
     except Exception as exc:  # noqa: BLE001  (the user must still be told to call for help)
         log.error("help-now guard: starting the hard SOS failed (%s)", type(exc).__name__)
         return Started(
-            None, False, _render("help_now_not_started.txt", reason="", crisis=crisis), "no SOS: starting it failed"
+            None,
+            False,
+            render_reply("help_now_not_started.txt", reason="", crisis=crisis),
+            "no SOS: starting it failed",
         )
     AlertEvent.objects.create(
         alert=alert,
@@ -1147,12 +1155,12 @@ def start_sos(user, conversation_id: int | None = None, *, crisis: bool = False)
     )
     seconds = _seconds_left(alert)
     if created:
-        reply = _render("help_now_started.txt", seconds=seconds, crisis=crisis)
+        reply = render_reply("help_now_started.txt", seconds=seconds, crisis=crisis)
         summary = f"hard SOS #{alert.pk} started, {seconds} s countdown"
     else:
-        reply = _render("help_now_under_way.txt", seconds=seconds, state=alert.state, crisis=crisis)
+        reply = render_reply("help_now_under_way.txt", seconds=seconds, state=alert.state, crisis=crisis)
         summary = f"hard SOS #{alert.pk} already under way ({alert.state}); no second one started"
     return Started(alert, created, reply, summary)
 
 
-__all__ = ["SOS_PAGE", "Emergency", "Started", "emergency", "normalised", "requested", "start_sos"]
+__all__ = ["SOS_PAGE", "Emergency", "Started", "emergency", "normalised", "render_reply", "requested", "start_sos"]

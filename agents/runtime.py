@@ -290,6 +290,14 @@ class Runtime:
 
     # --- the chat guards ------------------------------------------------------------
 
+    def _new_request(self) -> str | None:
+        """A new chat request no step has acted on yet (not an answer to the assistant's question), or None."""
+        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
+            return None
+        if not self.states or self.states[-1]["from"] != "user":
+            return None
+        return str(self.states[-1]["value"])
+
     def _unread_message(self) -> str | None:
         """What the user just said and no step has acted on yet: a new request, or the answer to a question."""
         if not self.states:
@@ -326,9 +334,8 @@ class Runtime:
         last = self.states[-1]
         if last["from"] == "planner" and isinstance(last["value"], dict):
             return is_end(last["value"]) and str(last["value"].get("reason", "")).startswith(SOS_CANCEL)
-        if last["from"] != "user":
-            return False
-        if not sos_cancel.asks_to_cancel(str(last["value"]), just_started=self._sos_just_started()):
+        message = self._new_request()
+        if message is None or not sos_cancel.asks_to_cancel(message, just_started=self._sos_just_started()):
             return False
         done = sos_cancel.cancel_sos(self.conversation.user, self.conversation.pk)
         log.info("conversation %s: SOS cancel: %s", self.conversation.pk, done.summary)
@@ -434,11 +441,8 @@ class Runtime:
         """Answer a new chat request to prescribe, to diagnose or about anything but the patient's care
         (agents.scope) with what the assistant can do instead, without calling the model: nothing is
         booked, stored or sent. Answers to the assistant's questions are never refused. True when it did."""
-        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
-            return False
-        if not self.states or self.states[-1]["from"] != "user":
-            return False
-        kind = scope.out_of_scope(str(self.states[-1]["value"]))
+        message = self._new_request()
+        kind = scope.out_of_scope(message) if message is not None else None
         if kind is None:
             return False
         log.info("conversation %s: an out-of-scope request (%s) got the scope reply", self.conversation.pk, kind)
@@ -454,11 +458,8 @@ class Runtime:
         """Answer a new chat message that is only a greeting, a thanks or "what can you do?"
         (agents.courtesy) with what the assistant can do, without calling the model: nothing is
         booked, stored or sent. Answers to the assistant's questions are never taken. True when it did."""
-        if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
-            return False
-        if not self.states or self.states[-1]["from"] != "user":
-            return False
-        kind = courtesy.courtesy(str(self.states[-1]["value"]))
+        message = self._new_request()
+        kind = courtesy.courtesy(message) if message is not None else None
         if kind is None:
             return False
         log.info("conversation %s: a courtesy (%s) got its answer", self.conversation.pk, kind)

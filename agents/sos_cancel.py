@@ -19,12 +19,9 @@ import logging
 import re
 from dataclasses import dataclass
 
-from django.template.loader import render_to_string
-
 from agents import help_now
 from health import sos
 from health.models import Alert, AlertEvent
-from health.sos.delivery import emergency_number
 
 log = logging.getLogger(__name__)
 
@@ -83,27 +80,26 @@ def cancel_sos(user, conversation_id: int | None = None) -> Cancelled:
     raises, so the user is always told what the record holds."""
     alert = sos.active_hard_sos(user)
     if alert is None:
-        return Cancelled(None, _render("help_now_cancel_none.txt"), "no SOS under way: nothing to cancel")
+        return Cancelled(None, help_now.render_reply("help_now_cancel_none.txt"), "no SOS under way: nothing to cancel")
     try:
         alert = sos.cancel(alert)
     except sos.SosRefused:
         alert.refresh_from_db()
-        return Cancelled(alert, _render("help_now_cancel_too_late.txt"), f"hard SOS #{alert.pk} already went out")
+        return Cancelled(
+            alert, help_now.render_reply("help_now_cancel_too_late.txt"), f"hard SOS #{alert.pk} already went out"
+        )
     except Exception as exc:  # noqa: BLE001  (the user must still be told the SOS may go out)
         log.error("help-now guard: cancelling the hard SOS failed (%s)", type(exc).__name__)
         alert.refresh_from_db()
-        return Cancelled(alert, _render("help_now_cancel_failed.txt"), f"hard SOS #{alert.pk}: cancelling failed")
+        return Cancelled(
+            alert, help_now.render_reply("help_now_cancel_failed.txt"), f"hard SOS #{alert.pk}: cancelling failed"
+        )
     AlertEvent.objects.create(
         alert=alert,
         kind="chat_cancel",
         message="Cancelled in the assistant chat.",
         data={"conversation": conversation_id},
     )
-    return Cancelled(alert, _render("help_now_cancelled.txt"), f"hard SOS #{alert.pk} cancelled in its countdown")
-
-
-def _render(template: str) -> str:
-    text = render_to_string(
-        f"agents/{template}", {"sos_page": help_now.SOS_PAGE, "emergency_number": emergency_number()}
+    return Cancelled(
+        alert, help_now.render_reply("help_now_cancelled.txt"), f"hard SOS #{alert.pk} cancelled in its countdown"
     )
-    return " ".join(text.split())
