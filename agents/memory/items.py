@@ -121,14 +121,22 @@ def items_for(user, now: dt.datetime | None = None) -> list[MemoryItem]:
     from django.utils import timezone
 
     from health.models import Appointment, AppointmentHistory, Medication, PatientProfile, SymptomRecord
+    from health.models.appointments import patient_zone
 
     now = now or timezone.now()
+    zone = patient_zone(user)
+
+    def day(moment: dt.datetime) -> dt.date:
+        # The patient's own calendar day: the ranker's "now" is theirs, so every item's age is too
+        # (a UTC date is a day off for late evenings east of Greenwich).
+        return moment.astimezone(zone).date()
+
     since = now - dt.timedelta(days=RECENT_DAYS)
     items: list[MemoryItem] = []
     profile = PatientProfile.objects.filter(user=user).first()
     conditions = [str(c) for c in (profile.conditions if profile else []) if str(c).strip()]
     if profile is not None:
-        age = _age(profile.date_of_birth, now.date())
+        age = _age(profile.date_of_birth, day(now))
         pregnant = any("pregnan" in c.lower() for c in conditions)
         if age is not None or profile.sex not in ("", PatientProfile.Sex.UNSPECIFIED) or pregnant:
             items.append(profile_item(age, profile.sex, pregnant))
@@ -149,7 +157,7 @@ def items_for(user, now: dt.datetime | None = None) -> list[MemoryItem]:
                 record.pk,
                 record.text,
                 list(record.symptoms or []),
-                record.recorded_at.date(),
+                day(record.recorded_at),
                 appointment.specialist.specialization.name if appointment else "",
                 appointment.state if appointment else "",
             )
@@ -166,7 +174,7 @@ def items_for(user, now: dt.datetime | None = None) -> list[MemoryItem]:
                 f"appointment:{a.pk}",
                 a.specialist.name,
                 a.specialist.specialization.name,
-                a.slot.starts_at.date(),
+                day(a.slot.starts_at),
                 a.state,
                 about,
             )
@@ -174,19 +182,19 @@ def items_for(user, now: dt.datetime | None = None) -> list[MemoryItem]:
     for h in AppointmentHistory.objects.filter(user=user, appointment__isnull=True)[:50]:
         items.append(
             appointment_item(
-                f"history:{h.pk}", h.specialist_name, h.specialization, h.scheduled_for.date(), "completed", h.summary
+                f"history:{h.pk}", h.specialist_name, h.specialization, day(h.scheduled_for), "completed", h.summary
             )
         )
     for m in Medication.objects.filter(user=user).order_by("-active", "-start_date")[:30]:
         times = f"{m.times_per_day} times a day" if m.times_per_day > 1 else "once a day"
         schedule = ", ".join(part for part in (m.dose, times, m.instructions) if part)
-        if m.active or m.start_date >= since.date():
+        if m.active or m.start_date >= day(since):
             items.append(medication_item(m.pk, m.name, m.strength, schedule, m.start_date, m.active))
-    items += _alerts(user, since)
-    vitals = _abnormal_vitals(user, now)
+    items += _alerts(user, since, day)
+    vitals = _abnormal_vitals(user, now, day)
     if vitals:
         items.append(vitals)
-    items += _reports(user, now)
+    items += _reports(user, day(now))
     return items
 
 
@@ -196,13 +204,13 @@ def _age(born: dt.date | None, today: dt.date) -> int | None:
     return today.year - born.year - ((today.month, today.day) < (born.month, born.day))
 
 
-def _alerts(user, since: dt.datetime) -> list[MemoryItem]:
+def _alerts(user, since: dt.datetime, day) -> list[MemoryItem]:
     from health.models import Alert
 
     alerts = Alert.objects.filter(user=user, created_at__gte=since).exclude(state=Alert.State.CANCELLED)
     return [
         alert_item(
-            a.pk, a.get_kind_display().split()[0].lower(), a.condition, a.summary[:200], a.created_at.date(), a.state
+            a.pk, a.get_kind_display().split()[0].lower(), a.condition, a.summary[:200], day(a.created_at), a.state
         )
         for a in alerts.order_by("-created_at")[:20]
     ]
@@ -217,7 +225,7 @@ _ABNORMAL = (
 )
 
 
-def _abnormal_vitals(user, now: dt.datetime) -> MemoryItem | None:
+def _abnormal_vitals(user, now: dt.datetime, day) -> MemoryItem | None:
     from django.db.models import Max, Min
 
     from health.models import VitalReading
@@ -234,13 +242,13 @@ def _abnormal_vitals(user, now: dt.datetime) -> MemoryItem | None:
     if not findings:
         return None
     latest = recent.order_by("-measured_at").values_list("measured_at", flat=True).first()
-    return vitals_item(findings, latest.date())
+    return vitals_item(findings, day(latest))
 
 
-def _reports(user, now: dt.datetime) -> list[MemoryItem]:
+def _reports(user, today: dt.date) -> list[MemoryItem]:
     from health.models import DailyReport
 
-    reports = DailyReport.objects.filter(user=user, date__gte=(now - dt.timedelta(days=REPORT_DAYS)).date())
+    reports = DailyReport.objects.filter(user=user, date__gte=today - dt.timedelta(days=REPORT_DAYS))
     return [
         report_item(r.pk, r.date, [_anomaly_text(a) for a in (r.anomalies or [])], r.narrative)
         for r in reports[:REPORT_DAYS]

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from agents.tools import REGISTRY, ToolContext
 from health.models import Appointment, Medication
+from health.models.appointments import patient_zone
 from tests.factories import (
     AppointmentFactory,
     ConversationFactory,
@@ -47,6 +48,6 @@ def conditions(user, *names: str, allergies: tuple[str, ...] = ()) -> None:
 
 
 def medication(user, name: str, strength: str = "") -> Medication:
-    return Medication.objects.create(
-        user=user, name=name, strength=strength, times_per_day=1, start_date=timezone.localdate()
-    )
+    # Started today on the patient's own calendar, as the scheduler starts a medicine.
+    today = timezone.now().astimezone(patient_zone(user)).date()
+    return Medication.objects.create(user=user, name=name, strength=strength, times_per_day=1, start_date=today)

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from unittest import mock
+
 import pytest
+from django.utils import timezone
 
 from agents.memory.index import index_for
 from agents.memory.recall import recall
 from agents.tools import ToolContext
 from tests.agents.memory_personas import complaint, conditions, medication, run
 from tests.factories import SymptomRecordFactory
+
+
+# Noon, and half past eleven at night in UTC: already tomorrow for Alice in Berlin. The ranking
+# must not change with the hour the history was written and asked about.
+@pytest.fixture(autouse=True, params=["noon", "late evening"])
+def clock(request):
+    hour, minute = (12, 0) if request.param == "noon" else (23, 30)
+    with mock.patch("django.utils.timezone.now", return_value=dt.datetime(2026, 11, 28, hour, minute, tzinfo=dt.UTC)):
+        yield
 
 
 @pytest.fixture
@@ -72,7 +85,7 @@ def test_the_index_is_rebuilt_when_a_complaint_is_added_and_kept_otherwise(alice
     first = index_for(alice)
     assert index_for(alice) is first  # nothing changed: the cached index answers
 
-    SymptomRecordFactory(user=alice, text="my knee is swollen and stiff", symptoms=[])
+    SymptomRecordFactory(user=alice, text="my knee is swollen and stiff", symptoms=[], recorded_at=timezone.now())
 
     assert index_for(alice) is not first
     found = run("retrieve_past_complaints", ToolContext(user=alice), user_id=str(alice.pk), symptoms="sore knee")
