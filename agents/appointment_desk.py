@@ -70,7 +70,9 @@ _CANCEL = re.compile(
 )
 _CANNOT_COME = re.compile(
     r"\b(?:can'?t|cannot|can not|won'?t|will not|wont|unable to|not able to|won'?t be able to|couldn'?t)\s+"
-    r"(?:be able to\s+)?(?:make it|make my|make the|keep my|keep the|keep it|come|attend|go|be there|get there)\b"
+    # "a crick in my neck that won't go away", "I can't go on like this": no appointment missed
+    r"(?:be able to\s+)?(?:make it|make my|make the|keep my|keep the|keep it|come|attend|"
+    r"go(?!\s+(?:away|down|off)\b|\s+on\s+(?:like|living|anymore|any\s+more)\b)|be there|get there)\b"
     # "I won't be coming to the cardiology appointment" (not "to work")
     r"|\b(?:won'?t|will not|wont|not)\s+be\s+(?:coming|going|attending)\s+(?:to\s+|in\s+for\s+)?"
     r"(?:my|the|his|her|tomorrow'?s|[a-z]+'s)\s+(?:\w+\s+){0,2}?"
@@ -96,9 +98,22 @@ _MOVE_VERB = (
 # "my symptoms changed since my last appointment" is a complaint, not a request to move it.
 # An appointment named by its time: "my 9am", "the 3 o'clock", "my 10:30 one".
 _AT_TIME = r"(?:the|my)\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)"
-_THE_APPOINTMENT = rf"(?:{_APPOINTMENT}|it|that|this|one|(?:the|my)\s+\w+(?:ist|ian|or|er)s?|{_DAYS}'?s|{_AT_TIME})"
-# Words between the verb and its object: not a preposition ("changed since my last appointment").
-_BETWEEN = r"(?!(?:since|after|before|from|during|because|when|as|at|than|of|for)\b)\w+"
+# A specialist by the ending of the word ("the dentist", "my physician", "the doctor", "the podiatrist",
+# "my practitioner"), not a body part or an everyday word of that ending ("my finger", "the lower side").
+_NOT_A_SPECIALIST = (
+    r"(?!(?:finger|shoulder|bladder|liver|lower|upper|other|fever|water|ulcer|cancer|daughter|sister|brother|"
+    r"mother|father|partner|number|weather|dinner|supper|temper|better|border|letter|paper|order|matter|"
+    r"colour|color|humour|tumour|tumor|odour|odor|error|floor|door|flavour|labour)s?\b)"
+)
+_THE_APPOINTMENT = (
+    rf"(?:{_APPOINTMENT}|it|that|this|one|(?:the|my)\s+{_NOT_A_SPECIALIST}\w+(?:ist|ian|or|er)s?|{_DAYS}'?s|{_AT_TIME})"
+)
+# Words between the verb and its object: not a preposition ("changed since my last appointment", "put my
+# finger on it", "the pain moved to the lower right side").
+_BETWEEN = (
+    r"(?!(?:since|after|before|from|during|because|when|as|at|than|of|for|on|in|into|onto|about|around|"
+    r"through)\b)\w+"
+)
 _MOVE = re.compile(
     rf"\b{_MOVE_VERB}\s+(?:{_BETWEEN}\s+){{0,6}}?{_THE_APPOINTMENT}\b"
     rf"|(?:\b{_APPOINTMENT}|{_AT_TIME})\s+(?:\w+\s+){{0,4}}?(?:be\s+)?(?:moved|changed|rescheduled|postponed|pushed|brought)\b"
@@ -313,7 +328,20 @@ _MY_DAY = re.compile(rf"\b{_DAYS}'s\b", re.I)
 _ONLY_APPOINTMENTS = re.compile(r"\b(?:re-?schedul\w*|re-?book\w*|postpon\w*|prepon\w*)\b", re.I)
 # "I can't come at 10": a time the patient was to come at is their appointment's.
 _COME_AT = re.compile(r"\b(?:come|be there|get there|make it)\s+(?:in\s+)?at\s+\d", re.I)
-_PRONOUN_TARGET = re.compile(r"\b(?:it|that|this one|that one|the one|the \S+ one)\b", re.I)
+# "move it", "cancel that one", "push it back": the pronoun is the verb's object, at most two words on.
+# A pronoun elsewhere is no appointment ("the pain moved and it hurts", "it won't go away").
+_PRONOUN_TARGET = re.compile(r"\s+(?:\w+\s+){0,2}?(?:it|that|this one|that one|the one|the \S+ one)\b", re.I)
+_A_MOVE_VERB = re.compile(rf"\b{_MOVE_VERB}", re.I)
+_ENDS_ON_A_PRONOUN = re.compile(r"\b(?:it|that|this one|that one|the one)$", re.I)  # "won't be needing that"
+
+
+def _on_a_pronoun(text: str, verb: re.Pattern) -> bool:
+    return any(
+        _PRONOUN_TARGET.match(text, found.end()) or _ENDS_ON_A_PRONOUN.search(found.group(0))
+        for found in verb.finditer(text)
+    )
+
+
 _QUESTION = re.compile(
     r"\?|\b(?:when|whens|when's|where|wheres|where's|who|what time|what day|which day|how many|whats|what's)\b"
     r"|^\W*(?:what|which|do|did|is|am|are|have|show|list|tell|remind|check|"
@@ -410,14 +438,14 @@ def read(message: str) -> DeskRequest | None:
     cannot = bool(_CANNOT_COME.search(text))
     move = bool(_MOVE.search(text)) or other_time
     new_time = _new_time(text)
-    if (move and (about or names or _PRONOUN_TARGET.search(text) or _ONLY_APPOINTMENTS.search(text))) or (
+    if (move and (about or names or _on_a_pronoun(text, _A_MOVE_VERB) or _ONLY_APPOINTMENTS.search(text))) or (
         (cancel or cannot)
         and _NEW_TIME_LATER.search(new_time)
         and (about or names or _day_named(text) or _COME_AT.search(text))
     ):
         target, when = _split_when(text)
         return DeskRequest(RESCHEDULE, target, when, rest)
-    if (cancel and (about or names or _PRONOUN_TARGET.search(text) or _day_named(text))) or (
+    if (cancel and (about or names or _on_a_pronoun(text, _CANCEL) or _day_named(text))) or (
         cannot and (about or names or (_MAKE_IT.search(text) and _day_named(text)))
     ):
         return DeskRequest(CANCEL, text, "", rest)

@@ -123,9 +123,10 @@ def typos_read(text: str, vocabulary: tuple[str, ...]) -> str:
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
 
-    from agents.tools.said import _english
+    from agents.tools.said import _english, _lexicon
 
-    english = _english()
+    # The symptom lexicon's words are spelled right too: "my eyelids droop" must not become "drop".
+    english = _english() | _lexicon().keys()
 
     def read_word(match: re.Match) -> str:
         word = match.group(0)

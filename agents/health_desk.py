@@ -93,7 +93,12 @@ _SAYS_A_PROBLEM = re.compile(
 _ACTION = re.compile(
     r"\b(?:book|appointment|remind|reminder|cancel|prescri\w*|doctor|specialist|sos|ambulance|help me|"
     # a dose ("what time do I take my blood pressure tablets") is the medicines desk's
-    r"take|taking|tablets?|pills?|meds|medicines?|medications?|doses?)\b",
+    r"take|taking|tablets?|pills?|meds|medicines?|medications?|doses?)\b"
+    # a complaint's own questions: "...it's affecting my sleep. Can you help?", "who should I see if I only sleep
+    # two hours"
+    r"|\bwho\s+(?:should|shall|do|can|could|would)\s+(?:i|we|he|she)\s+(?:see|go\s+to|talk\s+to)\b"
+    r"|\b(?:can|could)\s+(?:you|someone|anyone)\s+help\W*$|\bwhat\s+should\s+(?:i|we)\s+do\b"
+    r"|\bis\s+(?:it|this|that)\s+normal\b",
     re.I,
 )
 

@@ -26,7 +26,10 @@ _NOT_A_NAME = frozenset(
     """appointment appointments appt appts visit visits slot slots on at in for to is was and or next this
     please pls plz thanks thank again instead today tonight tomorrow who that about said says told asked
     the a an my your his her our their available free asap soon visit check checkup up appointment's
-    monday tuesday wednesday thursday friday saturday sunday morning afternoon evening week""".split()
+    monday tuesday wednesday thursday friday saturday sunday morning afternoon evening week
+    i i'm im me we you he she they it if but so do does did can could would should will need needs have has had
+    be been not no yes ok okay just only also still as than then with by of from out off what which when where
+    why how there here all any some""".split()
 )
 _HONORIFICS = frozenset({"dr", "mr", "mrs", "ms", "miss", "prof", "professor", "doctor"})
 
@@ -78,6 +81,8 @@ def doctor_named(text: str) -> NamedDoctor | None:
         found = _matching(_plain(first), "" if _plain(second) in _NOT_A_NAME else _plain(second), people)
         if len(found) == 1:
             return NamedDoctor(f"{title} {first}", found[0])
-        if not found and (title.lower().startswith("dr") or first[:1].isupper()):
+        # A name nobody in the directory has: after "Dr", or written as a name ("Doctor Young"); "what
+        # kind of doctor I need" names nobody.
+        if not found and len(first) >= 2 and (title.lower().startswith("dr") or first[:1].isupper()):
             return NamedDoctor(f"Dr {first[:1].upper()}{first[1:]}", None)
     return None

@@ -19,6 +19,10 @@ from tests.agents.helpers import call, end, harmful_model, local_day_at, plan, s
 from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
 
 READS = [
+    ("can you cancel it", desk.CANCEL),
+    ("move that one to friday", desk.RESCHEDULE),
+    ("push it back a week please", desk.RESCHEDULE),
+    ("I'm feeling better so I won't be needing that GP appointment", desk.CANCEL),
     ("what's my next appointment?", desk.LIST),
     ("When is my appointment with the dermatologist", desk.LIST),
     ("where is my next appointment", desk.LIST),
@@ -162,6 +166,12 @@ READS = [
 ]
 
 NOT_THE_DESK = [
+    # a pronoun or a verb that is no appointment's: these are complaints,
+    "Something's off with me and I can't put my finger on it.",
+    "I feel sick, my tummy hurts and the pain has moved to the lower right side of my belly.",
+    "I have a crick in my neck that won't go away. Which doctor should I go to?",
+    "there's a stabbing pain behind one eye and my eyelids droop by the evening",
+    "I can't go on like this",
     "I need an appointment for my back pain",
     "book me the earliest cardiologist",
     "i want to see a dermatologist on friday",

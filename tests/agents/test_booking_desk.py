@@ -51,6 +51,7 @@ READS = [
     ("sign my dad up for a dermatologist appointment on tuesday", "dermatologist"),
 ]
 NOT_THE_DESK = [
+    "I'm not well and I don't know what kind of doctor I need.",
     "I have chest pain, book me a cardiologist",
     "should I see a neurologist?",
     "I don't want to see a dermatologist",

@@ -39,6 +39,8 @@ READS = [
 ]
 
 NOT_THE_DESK = [
+    "Sitting down is painful and my skin is red, hot and tender. It's really affecting my sleep. Can you help?",
+    "Who should I see if I only sleep a couple of hours and my thoughts race?",
     "I can't sleep",
     "my heart rate is racing and I feel dizzy",
     "book me a cardiologist for my blood pressure",
