@@ -9,21 +9,26 @@ triage already loads (all-MiniLM-L6-v2) and a multinomial logistic regression ov
 families only (agentlab/data/requests.py; the test families stay unseen) and shipped as
 ``agents/knowledge/first_step.npz`` with its card ``first_step.json``.
 
-It is asked only after every rule declined, and it only ever routes to a desk: help now stays with
+It is asked only after every rule declined, and it routes to a desk or, above a stricter threshold of
+its own, answers with the scope reply (a request out of the assistant's scope that the scope rules did
+not read: "does this look like shingles?", "how many calories in a banana"). Help now stays with
 its rules (a false SOS is not a guess to make), and the model's own use cases (booking, setting a
 reminder) are never taken from it on a guess: a route needs the classifier's probability at or above
 the threshold chosen on the dev families by cross-validation so that none of the model's requests
 that the rules leave to it was taken, and it must pass the desks' own checks: a request that names a
 symptom is a complaint (every desk leaves those to the model), a request about a reminder or a
 medicine is no appointment's, and one about an appointment is no medicine's. A wrong route still
-changes nothing without the patient's yes (the desks ask first). Turned off with
-``AGENT_FIRST_STEP_MODEL=0``.
+changes nothing without the patient's yes (the desks ask first). A scope answer blocks the request, so
+its threshold is chosen so that no held-out request of any other use case the rules leave to the model
+was refused, and it is never given to a request that names a symptom, an appointment or a regimen:
+those stay with the model. Turned off with ``AGENT_FIRST_STEP_MODEL=0``.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -47,6 +52,7 @@ DESK_USE_CASES = frozenset(
         "medicines_photo",
     }
 )
+OUT_OF_SCOPE = "out_of_scope"
 
 
 # What each desk leaves alone, in the appointments desk's own words: what is not an appointment
@@ -79,7 +85,10 @@ _TAKEN = re.compile(
 
 
 def fits(use_case: str, message: str) -> bool:
-    """Whether a route of ``message`` to ``use_case``'s desk passes the desks' own checks."""
+    """Whether a route of ``message`` to ``use_case``'s desk (or to the scope answer) passes the desks' own checks."""
+    if use_case == OUT_OF_SCOPE:
+        # An appointment or a regimen is the patient's care, whatever else the message says.
+        return not (_APPOINTMENT_WORDS.search(message) or _A_REGIMEN.search(message))
     if use_case.startswith("appointments_"):
         return not _NOT_AN_APPOINTMENT.search(message)
     if use_case.startswith("medicines_"):
@@ -89,30 +98,50 @@ def fits(use_case: str, message: str) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class Classifier:
+    classes: list[str]
+    coef: np.ndarray
+    intercept: np.ndarray
+    threshold: float  # a desk route's
+    scope_threshold: float | None  # a scope answer's (None: the classifier never refuses)
+
+
 @cache
-def _model() -> tuple[list[str], np.ndarray, np.ndarray, float]:
+def _model() -> Classifier:
     data = np.load(MODEL_PATH, allow_pickle=False)
-    return [str(c) for c in data["classes"]], data["coef"], data["intercept"], float(data["threshold"])
+    scope = float(data["scope_threshold"]) if "scope_threshold" in data.files else None
+    return Classifier(
+        [str(c) for c in data["classes"]], data["coef"], data["intercept"], float(data["threshold"]), scope
+    )
 
 
 def probabilities(message: str) -> dict[str, float]:
     """The classifier's probability of each use case for ``message``."""
     from agents.triage import encoder  # the sentence encoder triage uses (loaded once per process)
 
-    classes, coef, intercept, _threshold = _model()
+    model = _model()
     vector = encoder().encode([str(message)], normalize_embeddings=True, show_progress_bar=False)[0]
-    logits = coef @ vector + intercept
+    logits = model.coef @ vector + model.intercept
     exp = np.exp(logits - logits.max())
-    return dict(zip(classes, (exp / exp.sum()).tolist(), strict=True))
+    return dict(zip(model.classes, (exp / exp.sum()).tolist(), strict=True))
+
+
+def needs(use_case: str) -> float | None:
+    """The probability a route to ``use_case`` needs (None: never routed there)."""
+    if use_case in DESK_USE_CASES:
+        return _model().threshold
+    return _model().scope_threshold if use_case == OUT_OF_SCOPE else None
 
 
 def route(message: str) -> str | None:
-    """The desk use case ``message`` is for, when the classifier is sure enough; else None."""
+    """The desk use case ``message`` is for, or OUT_OF_SCOPE, when the classifier is sure enough; else None."""
     if not getattr(settings, "AGENT_FIRST_STEP_MODEL", True) or not MODEL_PATH.exists():
         return None
     found = probabilities(message)
     best = max(found, key=found.__getitem__)
-    if best not in DESK_USE_CASES or found[best] < _model()[3] or not fits(best, message):
+    threshold = needs(best)
+    if threshold is None or found[best] < threshold or not fits(best, message):
         return None
     from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
 

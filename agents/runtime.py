@@ -503,7 +503,8 @@ class Runtime:
     def _routed_to_a_desk(self) -> bool:
         """A new request no desk's rules read, which the first step's classifier (agents.first_step) is
         sure belongs to a desk: that desk does it, as if its rules had read it (its changes still wait
-        for the patient's yes). Anything else goes to the model."""
+        for the patient's yes); one it is surer still is out of scope gets the scope answer. Anything else
+        goes to the model."""
         if self.guard is not None or self.conversation.kind != Conversation.Kind.CHAT:
             return False
         if not self.states or self.states[-1]["from"] != "user":
@@ -512,6 +513,15 @@ class Runtime:
         if use_case is None:
             return False
         log.info("conversation %s: the first step's classifier routed it to %s", self.conversation.pk, use_case)
+        if use_case == first_step.OUT_OF_SCOPE:
+            self._answer_at_once(
+                "Scope guard",
+                "the request reads as one I do not do (the first step's classifier): I refer, I never diagnose or "
+                "prescribe.",
+                "Tell the user what I can do instead.",
+                scope.reply(scope.NOT_MINE),
+            )
+            return True
         if use_case.startswith("appointments_"):
             return appointment_desk.handle(self, use_case)
         if use_case == "my_health":

@@ -20,6 +20,8 @@ from django.template.loader import render_to_string
 from agents.desk_reading import typos_read
 
 PRESCRIBE, ADVICE, DIAGNOSE, OFF_TOPIC = "prescribe", "medicine_advice", "diagnose", "off_topic"
+# Out of scope by the first step's classifier (agents/first_step.py), which knows that, not which kind.
+NOT_MINE = "not_mine"
 
 _MEDICINE = (
     r"(?:antibiotics?|medicines?|medications?|meds|drugs?|pills?|tablets?|painkillers?|pain killers?|steroids?|"

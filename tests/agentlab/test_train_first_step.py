@@ -27,15 +27,33 @@ def test_the_threshold_is_the_lowest_that_takes_no_model_request_and_few_wrong_d
     assert training.choose({0.5: {"model_taken": 1}, 0.9: {"model_taken": 1}}) == 0.9
 
 
+def test_the_scope_threshold_is_a_step_above_the_lowest_that_refuses_no_other_request_nor_complaint():
+    table = {
+        0.5: {"care_refused": 2, "complaints_refused": 5},
+        0.7: {"care_refused": 0, "complaints_refused": 1},  # a complaint refused: not safe
+        0.9: {"care_refused": 0, "complaints_refused": 0},
+        0.95: {"care_refused": 0, "complaints_refused": 0},
+    }
+    assert training.choose_scope(table) == 0.95
+    del table[0.95]
+    assert training.choose_scope(table) == 0.9  # the top of the grid: no step above it
+    table[0.95] = {"care_refused": 1, "complaints_refused": 0}  # a higher step that refuses one: none is safe
+    assert training.choose_scope(table) is None
+
+
 @pytest.mark.django_db  # the rules it asks which requests they leave to the model read the directory
 def test_the_command_writes_a_classifier_and_its_card(tmp_path, settings):
     out = tmp_path / "first_step.npz"
 
-    call_command("train_first_step", "--per-case", "6", "--out", str(out))
+    call_command("train_first_step", "--per-case", "6", "--per-disease", "1", "--out", str(out))
 
     data = np.load(out)
     card = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert list(data["classes"]) == card["classes"] and len(card["classes"]) == 12
     assert data["coef"].shape == (12, 384)
     assert float(data["threshold"]) in training.GRID
-    assert card["threshold"] == training.choose({float(k): v for k, v in card["cross_validation"].items()})
+    table = {float(k): v for k, v in card["cross_validation"].items()}
+    assert card["threshold"] == training.choose(table)
+    assert card["scope_threshold"] == training.choose_scope(table)
+    assert ("scope_threshold" in data.files) == (card["scope_threshold"] is not None)
+    assert all("complaints_refused" in row and "care_refused" in row for row in table.values())

@@ -21,10 +21,14 @@ def classifier_on(settings):
 
 def test_the_shipped_classifier_and_its_card_agree():
     card = json.loads(first_step.MODEL_PATH.with_suffix(".json").read_text(encoding="utf-8"))
-    classes, coef, intercept, threshold = first_step._model()
-    assert classes == card["classes"] and threshold == pytest.approx(card["threshold"])
-    assert coef.shape == (len(classes), 384) and intercept.shape == (len(classes),)
-    assert first_step.DESK_USE_CASES < set(classes)
+    model = first_step._model()
+    assert model.classes == card["classes"] and model.threshold == pytest.approx(card["threshold"])
+    assert (model.scope_threshold is None) == (card["scope_threshold"] is None)
+    if model.scope_threshold is not None:
+        assert model.scope_threshold == pytest.approx(card["scope_threshold"])
+        assert model.scope_threshold >= model.threshold, "a refusal needs as much certainty as a desk route"
+    assert model.coef.shape == (len(model.classes), 384) and model.intercept.shape == (len(model.classes),)
+    assert first_step.DESK_USE_CASES | {first_step.OUT_OF_SCOPE} < set(model.classes)
     assert "'dev'" in card["data"], "trained on the dev template families only"
 
 
@@ -115,3 +119,45 @@ def test_routing_a_message_writes_no_progress_bar_to_the_worker_log(caplog, capf
     first_step.probabilities("what time is my appointment tomorrow")
 
     assert "Batches" not in capfd.readouterr().err
+
+
+def _sure_it_is_out_of_scope(monkeypatch, probability: float = 0.999) -> None:
+    sure = {"out_of_scope": probability, "book_symptoms": 0.0}
+    monkeypatch.setattr(first_step, "probabilities", lambda message: sure)
+    monkeypatch.setattr(first_step, "_model", lambda: first_step.Classifier(["out_of_scope"], None, None, 0.7, 0.9))
+
+
+def test_a_request_it_is_sure_is_out_of_scope_gets_the_scope_answer(classifier_on, alice, monkeypatch):
+    from health.models import Appointment, SymptomRecord
+
+    _sure_it_is_out_of_scope(monkeypatch)
+    backend = ScriptedBackend(planner=[end("Nothing to do.")])
+
+    conversation = start_chat(alice, "how many calories are in a banana", backend=backend)
+
+    assert backend.calls == []
+    trajectory = states(conversation)
+    assert trajectory[2]["value"]["reason"].startswith("Scope guard:")
+    message = trajectory[3]["value"]["parameters"]["message"]
+    assert "I can't help with that" in message and "tell me what you feel" in message
+    assert trajectory[4]["value"] == {"result": True}, "the answer was delivered"
+    assert conversation.status == "completed"
+    assert not SymptomRecord.objects.filter(user=alice).exists() and not Appointment.objects.filter(user=alice).exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've had a headache for three days",  # a symptom: triage's
+        "when is my next appointment",  # an appointment: the patient's care
+        "remind me to take it every morning",  # a regimen: a reminder
+    ],
+)
+def test_it_never_refuses_a_symptom_an_appointment_or_a_regimen(classifier_on, monkeypatch, text):
+    _sure_it_is_out_of_scope(monkeypatch)
+    assert first_step.route(text) is None
+
+
+def test_below_its_own_threshold_it_refuses_nothing(classifier_on, monkeypatch):
+    _sure_it_is_out_of_scope(monkeypatch, probability=0.85)  # above a desk route's 0.7, below the scope's 0.9
+    assert first_step.route("how many calories are in a banana") is None

@@ -24,18 +24,40 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--per-case", type=int, default=first_step.PER_CASE, help="Requests per use case.")
         parser.add_argument("--seed", type=int, default=first_step.SEED, help="Generation seed.")
+        parser.add_argument(
+            "--per-disease", type=int, default=4, help="Generated complaints per disease no scope answer may refuse."
+        )
         parser.add_argument("--out", default=str(MODEL_PATH), help="Where to write the .npz (the card beside it).")
 
-    def handle(self, *args, per_case: int, seed: int, out: str, **options) -> None:
+    def handle(self, *args, per_case: int, seed: int, per_disease: int, out: str, **options) -> None:
         if per_case < 5:
             raise CommandError("--per-case must be at least 5 (the cross-validation holds out whole families).")
-        trained = first_step.train(per_case, seed)
+        trained = first_step.train(per_case, seed, per_disease)
         first_step.save(trained, Path(out))
         rows = [
-            [f"{t:.2f}", f"{r['desk_right']}/{r['desk_requests']}", str(r["wrong_desk"]), str(r["model_taken"])]
+            [
+                f"{t:.2f}",
+                f"{r['desk_right']}/{r['desk_requests']}",
+                str(r["wrong_desk"]),
+                str(r["model_taken"]),
+                f"{r['scope_refused']}/{r['scope_requests_left']}",
+                str(r["care_refused"]),
+                str(r["complaints_refused"]),
+            ]
             for t, r in ((float(k), v) for k, v in trained.card["cross_validation"].items())
         ]
         self.stdout.write(trained.card["data"])
-        header = ["threshold", "desk requests routed right", "wrong desk", "model requests taken"]
+        header = [
+            "threshold",
+            "desk requests routed right",
+            "wrong desk",
+            "model requests taken",
+            "out of scope answered (left by the rules)",
+            "other requests refused",
+            "complaints refused",
+        ]
         self.stdout.write(table([header, *rows]))
-        self.stdout.write(f"Threshold {trained.threshold:.2f}; wrote {out} and its card.")
+        scope = "never (no safe threshold)" if trained.scope_threshold is None else f"{trained.scope_threshold:.2f}"
+        self.stdout.write(
+            f"Threshold {trained.threshold:.2f}; out of scope answered from {scope}; wrote {out} and its card."
+        )
