@@ -42,7 +42,8 @@ first half's checks (booked false) would be wrong for a model that does it.
 
 A weekday the request names is set up as ``"weekday"`` (the day the app reads it as, whatever day
 the case runs); a day that cannot be set up the same way on every run ("today", "this week", "on the
-14th") is drawn again. A case run on the named weekday after its clinic hours cannot be set up
+14th") is drawn again. A case run on the named weekday after its hour gets its appointment later
+that day (agentlab.evaluation.scenarios); after 22:30 it cannot be set up
 (``setup_failed``); a medicines_today case run after 22:00 in the patient's zone
 (America/Los_Angeles) finds no dose left today.
 

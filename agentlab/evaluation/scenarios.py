@@ -653,6 +653,14 @@ def _setup_appointment(user, item: dict[str, Any], now: dt.datetime) -> Appointm
         # directory seeded before that day was asked for).
         demo.seed_directory(demo.SeedResult(), now=now, days=(day - timezone.localdate(now, zone)).days + 1)
         slot = _nearest_slot(user, specialization, day, wanted, now)
+    if slot is None and wanted <= now and day == timezone.localdate(now, zone):
+        # The hour has gone by today ("my saturday appointment", run on a Saturday afternoon, is read as
+        # today's): the appointment is later today, at the next full hour at least 30 minutes on (none after
+        # 22:30), rather than no case at all.
+        soonest = now.astimezone(zone) + dt.timedelta(minutes=30)
+        later = soonest.replace(minute=0, second=0, microsecond=0)
+        later += dt.timedelta(hours=1) if later < soonest else dt.timedelta(0)
+        wanted = later if later.date() == day else wanted
     if slot is None and wanted > now:
         # No clinic hours that day (a weekend): the case still needs its appointment, at the hour it asks.
         taken = Slot.objects.filter(starts_at=wanted).values_list("specialist_id", flat=True)

@@ -492,3 +492,41 @@ def test_an_unmigrated_database_is_a_clear_error_before_any_case_runs(tmp_path):
     assert finished.returncode == 1
     assert "The database is not migrated: run `python manage.py migrate` first." in finished.stderr
     assert "Traceback" not in finished.stderr
+
+
+def test_an_appointment_today_whose_hour_has_gone_by_is_made_later_that_day(tmp_path, alice):
+    """A case naming today's weekday, run in the afternoon, still gets its appointment: later today."""
+    alice.profile.timezone = "America/Los_Angeles"
+    alice.profile.save()
+    # A field the demo directory has no clinic hours for: no slot that day, whatever day the test runs.
+    SpecialistFactory(specialization=SpecializationFactory(name="chiropodist"))
+    now = timezone.now().astimezone(LOS_ANGELES).replace(hour=15, minute=20, second=0, microsecond=0)
+    weekday = scenarios.WEEKDAYS[now.weekday()]
+    case = {
+        "id": "today",
+        "message": f"cancel my {weekday} appointment",
+        "setup": {"appointments": [{"specialization": "chiropodist", "weekday": weekday, "hour": 9}]},
+    }
+    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+
+    made = scenarios.make_setup(loaded, alice, now=now)
+
+    [appointment] = made["appointments"]
+    starts = dt.datetime.fromisoformat(appointment["starts_at"]).astimezone(LOS_ANGELES)
+    assert starts.date() == now.date() and (starts.hour, starts.minute) == (16, 0)  # the full hour 30 minutes on
+
+
+def test_after_half_past_ten_at_night_it_cannot_be_made(tmp_path, alice):
+    alice.profile.timezone = "America/Los_Angeles"
+    alice.profile.save()
+    SpecialistFactory(specialization=SpecializationFactory(name="chiropodist"))
+    now = timezone.now().astimezone(LOS_ANGELES).replace(hour=23, minute=0, second=0, microsecond=0)
+    case = {
+        "id": "late",
+        "message": "cancel it",
+        "setup": {"appointments": [{"specialization": "chiropodist", "in_days": 0, "hour": 9}]},
+    }
+    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+
+    with pytest.raises(scenarios.SetupError, match="no free slot"):
+        scenarios.make_setup(loaded, alice, now=now)
