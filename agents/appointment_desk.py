@@ -147,6 +147,8 @@ _HAS = re.compile(
     rf"|\b(?:have|has)\s+(?:i|he|she|we)\s+got\s+(?:an?y?|some|one|an)?\s*(?:[\w']+\s+){{0,2}}?{_APPOINTMENT}\b"
     rf"|\b(?:do|did|have)\s+i\s+(?:have|got)\s+(?:anything|something|any\w*)\s+(?:booked|scheduled|coming up)\b"
     rf"|\b{_DAYS}'?s\s+(?:\w+\s+)?{_APPOINTMENT}\b|\bam i booked(?: in)?\b"
+    # "is there anything in the diary with a specialist"
+    r"|\b(?:anything|something)\s+(?:in|on)\s+(?:the|my)\s+(?:diary|calendar)\b"
     rf"|\bwhat(?:'s|s| is| have i got| do i have)\s+booked\b"
     rf"|\b(?:what|which|any)\s+{_APPOINTMENT}\s+(?:have|has|do|does|did)\s+(?:i|he|she|we|they|[a-z]+)\s+"
     r"(?:got|have|booked)\b"
@@ -273,7 +275,8 @@ _COME_OTHER_TIME = re.compile(
     rf"|\b{_APPOINTMENT}(?:'?s)?(?:\s+(?:time|day|date))?\s+(?:\w+\s+){{0,1}}?(?:doesn'?t|does not|no longer)\s+"
     r"(?:work|suits?)\b"
     r"(?:\s+(?:for\s+)?(?:me|us))?(?:\s+any\s*more)?\W*$"
-    r"|\btoo\s+(?:early|late|soon)\b[^.?!]*\b(?:later|earlier|another|instead|afternoon|morning|evening)\b"
+    # ("not too early in the morning" is a wish for a new booking, not a time refused)
+    r"|(?<!not )\btoo\s+(?:early|late|soon)\b[^.?!]*\b(?:later|earlier|another|instead|afternoon|morning|evening)\b"
     # "could we do thursday instead", "make it friday instead", "I'd prefer a morning one instead"
     rf"|\b(?:could|can)\s+(?:we|i|you)\s+(?:do|make it|have it|go for)\s+(?:\w+\s+){{0,2}}?"
     rf"(?:{_DAYS}|morning|afternoon|evening|later|earlier)\b[^.?!]*\binstead\b"

@@ -19,6 +19,7 @@ from tests.agents.helpers import call, end, harmful_model, local_day_at, plan, s
 from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
 
 READS = [
+    ("is there anything in the diary with a specialist", desk.LIST),
     ("can you cancel it", desk.CANCEL),
     ("move that one to friday", desk.RESCHEDULE),
     ("push it back a week please", desk.RESCHEDULE),

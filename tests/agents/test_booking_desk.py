@@ -15,6 +15,7 @@ from tests.agents.helpers import end, harmful_model, local_day_at, told
 from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
 
 READS = [
+    ("book me in to see a skin doctor, not too early in the morning", "dermatologist"),
     ("book me a dermatologist", "dermatologist"),
     ("book me the earliest cardiologist", "cardiologist"),
     ("I want to see a dermatologist on friday afternoon", "dermatologist"),
