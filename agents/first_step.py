@@ -84,11 +84,28 @@ _TAKEN = re.compile(
 )
 
 
+# Words of urgency, distress or feeling unwell: a message with one is never refused on the classifier's
+# word, however sure it is (an emergency the help-now rules missed must reach the model, which can still
+# start the SOS, not a "that's not something I do"; a complaint is triage's).
+_URGENT = re.compile(
+    r"\b(?:help|urgent\w*|emergenc\w*|asap|now|quick\w*|hurry|fast|immediately|right away|ambulance|paramedics?|"
+    r"hospital|a&e|er|911|999|112|dying|die|dead|death|kill\w*|suicid\w*|overdos\w*|unconscious|unresponsive|"
+    r"collaps\w*|faint\w*|fell|fall(?:en)?|blood|bleed\w*|breath\w*|chok\w*|seiz\w*|fit|stroke|attack|pain\w*|"
+    r"hurt\w*|scared|frightened|terrified|panic\w*|danger\w*|unsafe|can'?t|cannot|won'?t wake)\b"
+    # feeling unwell in words no symptom lexicon has: a complaint, triage's
+    r"|\bunder the weather\b|\b(?:unwell|poorly)\b"
+    r"|\bfeel(?:s|ing)?\s+(?:\w+\s+)?(?:off|rough|awful|terrible|rubbish|ill|sick|strange|weird|funny|bad|wrong|"
+    r"not right)\b|\bsomething(?:'s| is)\s+(?:\w+\s+)?(?:wrong|off|not right)\b",
+    re.I,
+)
+
+
 def fits(use_case: str, message: str) -> bool:
     """Whether a route of ``message`` to ``use_case``'s desk (or to the scope answer) passes the desks' own checks."""
     if use_case == OUT_OF_SCOPE:
-        # An appointment or a regimen is the patient's care, whatever else the message says.
-        return not (_APPOINTMENT_WORDS.search(message) or _A_REGIMEN.search(message))
+        # An appointment or a regimen is the patient's care, whatever else the message says; urgency
+        # is the model's (and the SOS's) to weigh.
+        return not (_APPOINTMENT_WORDS.search(message) or _A_REGIMEN.search(message) or _URGENT.search(message))
     if use_case.startswith("appointments_"):
         return not _NOT_AN_APPOINTMENT.search(message)
     if use_case.startswith("medicines_"):
@@ -143,6 +160,8 @@ def route(message: str) -> str | None:
     threshold = needs(best)
     if threshold is None or found[best] < threshold or not fits(best, message):
         return None
-    from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
+    from agents.tools.said import names_a_complaint, symptoms_in  # the symptom lexicon (loads spaCy once)
 
-    return None if symptoms_in(message) else best
+    if symptoms_in(message) or (best == OUT_OF_SCOPE and names_a_complaint(message)):
+        return None  # a complaint: triage's, never a desk's nor a refusal
+    return best

@@ -485,6 +485,29 @@ FAMILIES: dict[str, dict[str, tuple[Family | ComplaintFamily, ...]]] = {
                     "what's the news today",
                     "can you help me with my homework",
                     "book me a taxi to {place}",
+                    # lifestyle coaching, money and errands
+                    "make me a meal plan to lose weight",
+                    "how many calories should I eat a day",
+                    "what exercises are good for a flat stomach",
+                    "how much does a private scan cost",
+                    "does my health insurance pay for {spec} visits",
+                    "text my {rel} that I'll be late",
+                    "translate my discharge letter into french",
+                ),
+            ),
+            # General medical knowledge, asked of no record of the patient's: a doctor's or a
+            # pharmacist's to answer, not a referral assistant's.
+            _F(
+                "health_facts",
+                (
+                    "what are the side effects of {drug}",
+                    "how long does a cold last usually",
+                    "is {drug} safe in pregnancy",
+                    "what's the normal range for cholesterol",
+                    "how much water should you drink a day",
+                    "can you catch shingles from someone",
+                    "does {drug} interact with {med}",
+                    "what does a high white cell count mean",
                 ),
             ),
         ),

@@ -77,8 +77,10 @@ def _left_to_the_model(texts: list[str]) -> list[bool]:
 
 def _passes(use_case: str, text: str) -> bool:
     from agents.first_step import fits
-    from agents.tools.said import symptoms_in
+    from agents.tools.said import names_a_complaint, symptoms_in
 
+    if use_case == OUT_OF_SCOPE and names_a_complaint(text):
+        return False
     return fits(use_case, text) and not symptoms_in(text)
 
 
@@ -103,8 +105,13 @@ def cross_validate(
     table = {}
     for threshold in GRID:
         routed = [(y[i], pred, i) for i, pred, p in held if pred in DESK_USE_CASES and p >= threshold and passes[i]]
-        # Only what the rules leave to the model ever reaches the classifier.
-        refused = [y[i] for i, pred, p in held if pred == OUT_OF_SCOPE and p >= threshold and passes[i] and left[i]]
+        # Only what the rules leave to the model ever reaches the classifier; but an emergency counts even
+        # when the help-now rules read it: one they miss must never be refused.
+        refused = [
+            y[i]
+            for i, pred, p in held
+            if pred == OUT_OF_SCOPE and p >= threshold and passes[i] and (left[i] or y[i] == "help_now")
+        ]
         table[threshold] = {
             "desk_right": sum(true == pred for true, pred, _i in routed),
             "desk_requests": sum(y[i] in DESK_USE_CASES for i, _pred, _p in held),
@@ -135,9 +142,10 @@ def choose(table: dict[float, dict[str, int]]) -> float:
     return safe[0] if safe else steps[-1]
 
 
-def choose_scope(table: dict[float, dict[str, int]]) -> float | None:
+def choose_scope(table: dict[float, dict[str, int]], floor: float = 0.0) -> float | None:
     """One grid step above the lowest threshold from which on no other use case's request and no
-    generated complaint is refused (None: none is safe, and the classifier never refuses)."""
+    generated complaint is refused, and never below ``floor`` (a desk route's threshold: a refusal
+    needs as much certainty as a route). None: none is safe, and the classifier never refuses."""
     steps = sorted(table)
 
     def safe_at(row: dict[str, int]) -> bool:
@@ -147,7 +155,7 @@ def choose_scope(table: dict[float, dict[str, int]]) -> float | None:
     if not safe:
         return None
     # One step above the lowest safe one: the complaints are a sample, and a refusal blocks the patient.
-    return safe[1] if len(safe) > 1 else safe[0]
+    return max(safe[1] if len(safe) > 1 else safe[0], floor)
 
 
 def complaints(seed: int = SEED, per_disease: int = 4) -> list[str]:
@@ -188,7 +196,7 @@ def train(per_case: int = PER_CASE, seed: int = SEED, per_disease: int = 4) -> T
     model = _fit(x, y)
     for step, refused in complaints_refused(model, complaints(seed, per_disease)).items():
         table[step]["complaints_refused"] = refused
-    scope_threshold = choose_scope(table)
+    scope_threshold = choose_scope(table, floor=threshold)
     card = {
         "trained": dt.date.today().isoformat(),
         "data": f"agentlab.data.requests.generate({per_case}, seed={seed}, splits=['dev']): {len(requests)} requests, "
@@ -203,7 +211,8 @@ def train(per_case: int = PER_CASE, seed: int = SEED, per_disease: int = 4) -> T
         "scope_threshold_rule": "one grid step above the lowest from which on no held-out request of any other use "
         "case that the rules leave to the model was answered as out of scope, nor any of the generated complaints "
         f"(phrasing.complaint x{per_disease} and vague_complaint x{max(1, per_disease // 2)} per disease), answers "
-        "passing the checks (no symptom, appointment or regimen named); none: the classifier never refuses",
+        "passing the checks (no symptom, appointment or regimen named); never below the desk threshold; none: "
+        "the classifier never refuses",
         "cross_validation": {str(t): row for t, row in table.items()},
         "classes": [str(c) for c in model.classes_],
     }

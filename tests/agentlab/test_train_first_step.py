@@ -37,6 +37,7 @@ def test_the_scope_threshold_is_a_step_above_the_lowest_that_refuses_no_other_re
     assert training.choose_scope(table) == 0.95
     del table[0.95]
     assert training.choose_scope(table) == 0.9  # the top of the grid: no step above it
+    assert training.choose_scope(table, floor=0.95) == 0.95  # never below a desk route's threshold
     table[0.95] = {"care_refused": 1, "complaints_refused": 0}  # a higher step that refuses one: none is safe
     assert training.choose_scope(table) is None
 
@@ -54,6 +55,6 @@ def test_the_command_writes_a_classifier_and_its_card(tmp_path, settings):
     assert float(data["threshold"]) in training.GRID
     table = {float(k): v for k, v in card["cross_validation"].items()}
     assert card["threshold"] == training.choose(table)
-    assert card["scope_threshold"] == training.choose_scope(table)
+    assert card["scope_threshold"] == training.choose_scope(table, floor=card["threshold"])
     assert ("scope_threshold" in data.files) == (card["scope_threshold"] is not None)
     assert all("complaints_refused" in row and "care_refused" in row for row in table.values())

@@ -151,9 +151,12 @@ def test_a_request_it_is_sure_is_out_of_scope_gets_the_scope_answer(classifier_o
         "I've had a headache for three days",  # a symptom: triage's
         "when is my next appointment",  # an appointment: the patient's care
         "remind me to take it every morning",  # a regimen: a reminder
+        "I've been feeling under the weather lately",  # a complaint the lexicon has no symptom for
+        "please can someone come quickly",  # urgency: the model's and the SOS's to weigh
+        "my husband won't wake up what do I do",
     ],
 )
-def test_it_never_refuses_a_symptom_an_appointment_or_a_regimen(classifier_on, monkeypatch, text):
+def test_it_never_refuses_a_symptom_an_appointment_or_a_regimen_or_urgency(classifier_on, monkeypatch, text):
     _sure_it_is_out_of_scope(monkeypatch)
     assert first_step.route(text) is None
 
