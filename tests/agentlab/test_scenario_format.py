@@ -500,7 +500,10 @@ def test_an_appointment_today_whose_hour_has_gone_by_is_made_later_that_day(tmp_
     alice.profile.save()
     # A field the demo directory has no clinic hours for: no slot that day, whatever day the test runs.
     SpecialistFactory(specialization=SpecializationFactory(name="chiropodist"))
-    now = timezone.now().astimezone(LOS_ANGELES).replace(hour=15, minute=20, second=0, microsecond=0)
+    # The setup's clock two days on at 15:20: the booking checks the real clock, so the appointment it
+    # makes must be in the future whenever the test runs.
+    later = timezone.now().astimezone(LOS_ANGELES) + dt.timedelta(days=2)
+    now = later.replace(hour=15, minute=20, second=0, microsecond=0)
     weekday = scenarios.WEEKDAYS[now.weekday()]
     case = {
         "id": "today",
@@ -520,7 +523,8 @@ def test_after_half_past_ten_at_night_it_cannot_be_made(tmp_path, alice):
     alice.profile.timezone = "America/Los_Angeles"
     alice.profile.save()
     SpecialistFactory(specialization=SpecializationFactory(name="chiropodist"))
-    now = timezone.now().astimezone(LOS_ANGELES).replace(hour=23, minute=0, second=0, microsecond=0)
+    later = timezone.now().astimezone(LOS_ANGELES) + dt.timedelta(days=2)
+    now = later.replace(hour=23, minute=0, second=0, microsecond=0)
     case = {
         "id": "late",
         "message": "cancel it",
