@@ -8,6 +8,7 @@ its vocabulary, the words its patterns are written with.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from agents.slips import only, undoubled, unswapped
 
@@ -115,6 +116,15 @@ _COMMON_SHORT = frozenset(
 )
 
 
+@cache
+def _spelled_right() -> frozenset[str]:
+    """The English word list, with the symptom lexicon's words ("my eyelids droop" must not become
+    "drop"): built once per process, not on every message."""
+    from agents.tools.said import _english, _lexicon
+
+    return _english() | frozenset(_lexicon())
+
+
 def typos_read(text: str, vocabulary: tuple[str, ...]) -> str:
     """``text`` with each typo of a word of ``vocabulary`` replaced by the word. A word that is
     spelled right (agents.tools.said's English word list) is kept: "cone" stays "cone", not "come".
@@ -123,10 +133,7 @@ def typos_read(text: str, vocabulary: tuple[str, ...]) -> str:
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
 
-    from agents.tools.said import _english, _lexicon
-
-    # The symptom lexicon's words are spelled right too: "my eyelids droop" must not become "drop".
-    english = _english() | _lexicon().keys()
+    english = _spelled_right()
 
     def read_word(match: re.Match) -> str:
         word = match.group(0)

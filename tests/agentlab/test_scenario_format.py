@@ -494,16 +494,20 @@ def test_an_unmigrated_database_is_a_clear_error_before_any_case_runs(tmp_path):
     assert "Traceback" not in finished.stderr
 
 
-def test_an_appointment_today_whose_hour_has_gone_by_is_made_later_that_day(tmp_path, alice):
-    """A case naming today's weekday, run in the afternoon, still gets its appointment: later today."""
+def _chiropodist_patient_and_clock(alice, hour: int, minute: int) -> dt.datetime:
+    """Alice in Los Angeles; a field the demo directory has no clinic hours for (no slot that day,
+    whatever day the test runs); the setup's clock two days on at ``hour:minute``: the booking checks
+    the real clock, so the appointment it makes must be in the future whenever the test runs."""
     alice.profile.timezone = "America/Los_Angeles"
     alice.profile.save()
-    # A field the demo directory has no clinic hours for: no slot that day, whatever day the test runs.
     SpecialistFactory(specialization=SpecializationFactory(name="chiropodist"))
-    # The setup's clock two days on at 15:20: the booking checks the real clock, so the appointment it
-    # makes must be in the future whenever the test runs.
     later = timezone.now().astimezone(LOS_ANGELES) + dt.timedelta(days=2)
-    now = later.replace(hour=15, minute=20, second=0, microsecond=0)
+    return later.replace(hour=hour, minute=minute, second=0, microsecond=0)
+
+
+def test_an_appointment_today_whose_hour_has_gone_by_is_made_later_that_day(tmp_path, alice):
+    """A case naming today's weekday, run in the afternoon, still gets its appointment: later today."""
+    now = _chiropodist_patient_and_clock(alice, 15, 20)
     weekday = scenarios.WEEKDAYS[now.weekday()]
     case = {
         "id": "today",
@@ -520,11 +524,7 @@ def test_an_appointment_today_whose_hour_has_gone_by_is_made_later_that_day(tmp_
 
 
 def test_after_half_past_ten_at_night_it_cannot_be_made(tmp_path, alice):
-    alice.profile.timezone = "America/Los_Angeles"
-    alice.profile.save()
-    SpecialistFactory(specialization=SpecializationFactory(name="chiropodist"))
-    later = timezone.now().astimezone(LOS_ANGELES) + dt.timedelta(days=2)
-    now = later.replace(hour=23, minute=0, second=0, microsecond=0)
+    now = _chiropodist_patient_and_clock(alice, 23, 0)
     case = {
         "id": "late",
         "message": "cancel it",
