@@ -11,7 +11,8 @@ agents.tools.my_medicines, whose steps are written into the trajectory like any 
 - dose_taken: the one dose of today the words name (by medicine, brand or typo of it, and by part of
   the day or clock time) that the Medications page would let the patient mark, then
   ``mark_dose_taken``, which asks "Mark your 08:00 … dose as taken?" and marks it only on a clear
-  yes; more than one could be meant: ``get_input_from_user`` asks which (numbered; the answer is read
+  yes (a dose later today from the early window on, health.scheduler.ahead, so that its reminder
+  stays quiet); more than one could be meant: ``get_input_from_user`` asks which (numbered; the answer is read
   by the desk, not the model); none: the user is told why (taken already, not due yet, no such
   dose) with today's doses;
 - photo: where to upload a prescription photo and what happens next (a template); nothing is stored.
@@ -45,6 +46,7 @@ from agents.models import Conversation
 from agents.tools.health_data import split_strength
 from agents.tools.my_medicines import NOT_RECORDED, UPCOMING, TodaysDose, listing, photo_help, todays_doses
 from agents.tools.transcript import QUESTION_TOOLS, request_parts
+from health.scheduler import ahead
 from health.scheduler.lexicon import NOT_NAME_WORDS, known_medicine
 
 if TYPE_CHECKING:
@@ -715,6 +717,7 @@ def _nothing_to_mark(runner: Runtime, meant: list[TodaysDose], doses: list[Today
     context = {
         "taken": [d.describe() for d in meant if d.event is not None],
         "later": [d.describe() for d in meant if d.status == UPCOMING],
+        "early_minutes": int(ahead.early_window().total_seconds() // 60),
         "unrecorded": [d.describe() for d in meant if d.status == NOT_RECORDED],
         "listing": _listing(runner, doses),
     }
@@ -747,9 +750,9 @@ def _propose(runner: Runtime, dose: TodaysDose) -> bool:
         f"the user says they took their {dose.time} {dose.medication} dose.",
         "Ask the user to confirm, then mark it taken.",
     )
-    observation = runner.execute_call(
-        {"tool": "mark_dose_taken", "parameters": {"user_id": runner.user_ref, "dose_id": str(dose.event.pk)}}
-    )
+    # A dose with no record yet (later today, within the early window) is named by its reminder.
+    which = {"dose_id": str(dose.event.pk)} if dose.event is not None else {"reminder_id": str(dose.reminder.pk)}
+    observation = runner.execute_call({"tool": "mark_dose_taken", "parameters": {"user_id": runner.user_ref, **which}})
     if runner.conversation.status == Conversation.Status.WAITING_INPUT:
         return True
     # Refused (the dose changed between reading and asking): say so from the tool's words, and end.

@@ -396,6 +396,9 @@ DOSE_LATE_AFTER_MINUTES = env_int("DOSE_LATE_AFTER_MINUTES", 5, minimum=1)
 # After downtime, doses due up to this many hours ago are still reminded (late); older ones are
 # recorded missed without a reminder.
 DOSE_CATCH_UP_HOURS = env_int("DOSE_CATCH_UP_HOURS", 12, minimum=1)
+# A dose taken before its reminder went off can be recorded as taken up to this many minutes before
+# its time (the Medications page's "Taken early", or said in the chat); its reminder then stays quiet.
+DOSE_EARLY_MINUTES = env_int("DOSE_EARLY_MINUTES", 120, minimum=0)
 # The largest prescription photo or PDF accepted (health.scheduler.images), in megabytes.
 PRESCRIPTION_MAX_MB = env_int("PRESCRIPTION_MAX_MB", 20, minimum=1)
 # The largest HTTP request body the web process reads (core/body_limit.py); a little more than a

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 
 from health.models import DoseEvent, InvalidTransition, Medication, Prescription
 from health.models.appointments import patient_zone
-from health.scheduler import images, review
+from health.scheduler import ahead, images, review
 from health.scheduler.adherence import adherence
 from health.scheduler.forms import MedicationReviewFormSet, StartForm, initial_from_item
 from health.scheduler.schedule import ScheduleError, update_times
@@ -46,6 +46,8 @@ def medications(request: HttpRequest) -> HttpResponse:
         "today": today,
         "time_zone": tz,
         "doses": doses,
+        "later": ahead.upcoming(request.user, timezone.now(), tz),
+        "early_minutes": int(ahead.early_window().total_seconds() // 60),
         "snooze_choices": DoseEvent.SNOOZE_MINUTES,
         "current": [m for m in mine if m.active and (m.end_date is None or m.end_date >= today)],
         "finished": [m for m in mine if not (m.active and (m.end_date is None or m.end_date >= today))],
@@ -163,6 +165,22 @@ def dose_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             messages.success(request, f"Snoozed: {name} will remind you again at {until:%H:%M}.")
     except (InvalidTransition, ValueError) as exc:
         messages.error(request, str(exc))
+    return redirect(request.POST.get("next") if request.POST.get("next") == "home" else "medications")
+
+
+@login_required
+@require_POST
+def take_early(request: HttpRequest, pk: int) -> HttpResponse:
+    """Today's dose of reminder ``pk`` taken before it went off (health.scheduler.ahead says how early)."""
+    try:
+        dose = ahead.take_early(request.user, pk, timezone.now())
+    except InvalidTransition as exc:
+        messages.error(request, str(exc))
+    else:
+        due = dose.due_at.astimezone(patient_zone(request.user))
+        messages.success(
+            request, f"Recorded: {dose.reminder.medication} taken. The {due:%H:%M} reminder will not go off."
+        )
     return redirect(request.POST.get("next") if request.POST.get("next") == "home" else "medications")
 
 

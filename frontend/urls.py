@@ -33,6 +33,7 @@ urlpatterns = [
     path("medications/<int:pk>/times/", medications.medication_times, name="medication-times"),
     path("medications/<int:pk>/stop/", medications.medication_stop, name="medication-stop"),
     path("medications/doses/<int:pk>/<str:action>/", medications.dose_action, name="dose-action"),
+    path("medications/reminders/<int:pk>/taken-early/", medications.take_early, name="dose-take-early"),
     path("prescriptions/<int:pk>/", medications.prescription_detail, name="prescription-page"),
     path("prescriptions/<int:pk>/image/", medications.prescription_image, name="prescription-page-image"),
     path("prescriptions/<int:pk>/retry/", medications.prescription_retry, name="prescription-page-retry"),

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from health.models import Alert, Appointment, DoseEvent, InvalidTransition, Notification, Reminder, SlotUnavailable
 from health.models.appointments import format_when, patient_zone
+from health.scheduler import ahead
 from health.simulator.feed import scenarios
 from health.sos.delivery import emergency_number
 from health.sos.soft import soft_sos_notice
@@ -26,10 +27,15 @@ def home(request: HttpRequest) -> HttpResponse:
     reminders = Reminder.objects.filter(medication__user=user, medication__active=True, enabled=True).select_related(
         "medication"
     )
-    upcoming_reminders = sorted(
-        (r for r in reminders if r.medication.end_date is None or r.medication.end_date >= now_local.date()),
-        # The next one today, else the first one tomorrow.
-        key=lambda r: (r.time_of_day <= now_local.time(), r.time_of_day),
+    # The next one still owed today (not one taken early), else the first one tomorrow.
+    later_today = ahead.upcoming(user, now_local, tz)
+    upcoming_reminders = (
+        [later_today[0].reminder]
+        if later_today
+        else sorted(
+            (r for r in reminders if r.medication.end_date is None or r.medication.end_date > now_local.date()),
+            key=lambda r: r.time_of_day,
+        )
     )
     context = {
         "time_zone": tz,
@@ -37,6 +43,8 @@ def home(request: HttpRequest) -> HttpResponse:
         .select_related("reminder__medication")
         .order_by("due_at")[:5],
         "next_reminder": upcoming_reminders[0] if upcoming_reminders else None,
+        "next_is_tomorrow": not later_today,
+        "any_reminder": reminders.exists(),
         "upcoming": Appointment.objects.filter(
             user=user, state__in=Appointment.ACTIVE_STATES, slot__starts_at__gte=timezone.now()
         )

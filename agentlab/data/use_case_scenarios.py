@@ -25,7 +25,9 @@ medicine), and whose ``expect`` says what must happen:
 - medicines_taken: the medicine the request names (else one of a few) with one dose today, at the
   clock time or part of the day the request names (else 08:00), its reminder gone out (``sent``);
   after the simulated user's "Yes." that dose is marked taken (``taken`` 1), nothing is booked or
-  stored, and the reply says "taken". Run before that time of day, the case cannot be set up;
+  stored, and the reply says "taken". Run shortly before that time of day (within the early window,
+  ``DOSE_EARLY_MINUTES``), the dose is still to come and is marked taken early; earlier still, the
+  case cannot be set up;
 - medicines_photo: nothing is created and the reply points to the Medications page;
 - medicines_reminder: a reminder with the medicine, times a day and dose the request says (``null``:
   none said; a strength such as "500mg" is not a dose and is not checked). Only requests that set a

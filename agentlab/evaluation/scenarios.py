@@ -46,7 +46,9 @@ before the first message, so the assistant finds a patient with a past:
   the path of the chat's reminder tool). ``"sent": ["HH:MM", ...]`` (some of
   its times) adds today's dose at each of those times with its reminder gone
   out, as the dispatcher leaves it (state ``sent``): a dose the patient can
-  say they took. A time still to come today fails the setup.
+  say they took. A time still to come today within the early window
+  (``DOSE_EARLY_MINUTES``, health.scheduler.ahead) gets no row: the patient
+  can mark it taken early. One further ahead fails the setup.
 - ``vitals_days``: that many days, up to now, of the watch simulator's
   ``normal`` readings (``health.simulator``), one every
   :data:`VITALS_INTERVAL_SECONDS`, on a simulated watch of the patient's.
@@ -146,6 +148,7 @@ from health.models import (
     SymptomRecord,
 )
 from health.models.appointments import SlotUnavailable, patient_zone
+from health.scheduler.ahead import early_window
 from health.scheduler.lexicon import known_medicine
 from health.scheduler.schedule import ScheduleError, schedule_medication
 from health.simulator import readings
@@ -736,6 +739,8 @@ def _setup_sent_doses(user, medication: Medication, times: Iterable[str], now: d
         at = dt.time.fromisoformat(clock)
         due = dt.datetime.combine(today, at, tzinfo=zone)
         if due > now:
+            if due - now <= early_window():
+                continue  # still to come, and close enough to be marked taken early (no row yet)
             raise SetupError(f"setup medication {medication.name!r}: the {clock} dose is not due yet today")
         reminder = medication.reminders.get(time_of_day=at)
         DoseEvent.objects.create(

@@ -8,7 +8,8 @@ offers the button for (the patient's own, due today, not yet taken or skipped), 
 user answers a clear yes to the question, as the appointment tools ask before a change
 (agents.tools.my_appointments). Doses later today have no dose record yet (the dispatcher creates
 each when it falls due, health.scheduler.dispatch): they are listed as upcoming from the reminders,
-and cannot be marked before then, as on the page.
+and one can be marked taken early from the window before its time on, as with the page's "Taken
+early" button (health.scheduler.ahead); its reminder then stays quiet.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -25,8 +25,9 @@ from agents.errors import InvalidArguments, NotFound
 from agents.tools.context import ToolContext
 from agents.tools.interaction import AskUser, clear_yes, resuming
 from agents.tools.registry import tool
-from health.models import DoseEvent, InvalidTransition, Medication
-from health.scheduler.dispatch import local_due_time
+from health.models import DoseEvent, InvalidTransition, Medication, Reminder
+from health.scheduler import ahead
+from health.scheduler.ahead import current_medications
 
 S = DoseEvent.State
 # The states the Medications page shows a "Taken" button for (frontend/templates/frontend/medications.html).
@@ -43,12 +44,15 @@ def medications_page() -> str:
 @dataclass(frozen=True)
 class TodaysDose:
     """One of today's doses: its dose record when there is one (None: its time has not come yet, or
-    the dispatcher has not run since), the medication, its local due time and its state in words."""
+    the dispatcher has not run since), the medication, its local due time and its state in words;
+    without a record, its reminder and whether it can be marked taken already (``early``)."""
 
     medication: Medication
     at: dt.datetime
     event: DoseEvent | None
     status: str
+    reminder: Reminder | None = None
+    early: bool = False
 
     @property
     def time(self) -> str:
@@ -56,7 +60,9 @@ class TodaysDose:
 
     @property
     def markable(self) -> bool:
-        return self.event is not None and self.event.state in MARKABLE_STATES
+        if self.event is None:
+            return self.early and self.reminder is not None
+        return self.event.state in MARKABLE_STATES
 
     @property
     def line(self) -> str:
@@ -68,6 +74,7 @@ class TodaysDose:
         food = self.medication.food_timing
         return {
             "dose_id": str(self.event.pk) if self.event is not None else "",
+            "reminder_id": str(self.reminder.pk) if self.event is None and self.reminder is not None else "",
             "medicine": str(self.medication),
             "dose": self.medication.dose,
             "time": self.time,
@@ -84,35 +91,19 @@ def status_of(event: DoseEvent, tz) -> str:
     return words
 
 
-def current_medications(user, today: dt.date) -> list[Medication]:
-    """The medications the patient takes today (active, within their dates), as the page's schedule lists them."""
-    return list(
-        Medication.objects.filter(user=user, active=True, start_date__lte=today)
-        .filter(Q(end_date__isnull=True) | Q(end_date__gte=today))
-        .prefetch_related("reminders")
-    )
-
-
 def todays_doses(user, now: dt.datetime, tz) -> list[TodaysDose]:
     """Today's doses in the patient's time zone, earliest first: every dose record of today (as the
-    Medications page lists them), then each reminder of a current medication that has none yet:
-    upcoming when its time is still to come, "not recorded yet" when it has passed and the
-    dispatcher has not run since. A reminder switched on after today's time owes no dose today."""
+    Medications page lists them), then each dose owed today that has no record yet
+    (health.scheduler.ahead): upcoming when its time is still to come, "not recorded yet" when it
+    has passed and the dispatcher has not run since."""
     today = now.astimezone(tz).date()
     events = list(
         DoseEvent.objects.filter(user=user, due_on=today).select_related("reminder__medication").order_by("due_at")
     )
     found = [TodaysDose(e.reminder.medication, e.due_at.astimezone(tz), e, status_of(e, tz)) for e in events]
-    recorded = {e.reminder_id for e in events}
-    for medication in current_medications(user, today):
-        for reminder in medication.reminders.all():
-            if not reminder.enabled or reminder.pk in recorded:
-                continue
-            due = local_due_time(today, reminder.time_of_day, tz)
-            if due > now:
-                found.append(TodaysDose(medication, due.astimezone(tz), None, UPCOMING))
-            elif due > reminder.checked_until:
-                found.append(TodaysDose(medication, due.astimezone(tz), None, NOT_RECORDED))
+    for owed in ahead.owed_today(user, now, tz):
+        status = UPCOMING if owed.due_at > now else NOT_RECORDED
+        found.append(TodaysDose(owed.medication, owed.due_at.astimezone(tz), None, status, owed.reminder, owed.early))
     return sorted(found, key=lambda d: (d.at, str(d.medication)))
 
 
@@ -176,23 +167,62 @@ def _own(ctx: ToolContext, dose_id: str) -> TodaysDose:
     return TodaysDose(event.reminder.medication, event.due_at.astimezone(tz), event, status_of(event, tz))
 
 
+def _owed(ctx: ToolContext, reminder_id: str) -> TodaysDose:
+    """Today's dose of the user's own reminder ``reminder_id`` that has no record yet; NotFound otherwise."""
+    for dose in todays_doses(ctx.user, ctx.now(), ctx.tz):
+        if dose.event is None and dose.reminder is not None and str(dose.reminder.pk) == str(reminder_id).strip():
+            return dose
+    raise NotFound(f"The user has no dose of reminder {reminder_id!r} left to record today.")
+
+
+def _current(ctx: ToolContext, dose_id: str, reminder_id: str) -> TodaysDose:
+    """The dose as the records hold it now (it may have been reminded, or marked on the page, meanwhile)."""
+    if dose_id:
+        return _own(ctx, dose_id)
+    for dose in todays_doses(ctx.user, ctx.now(), ctx.tz):
+        reminder = dose.reminder if dose.event is None else dose.event.reminder
+        if reminder is not None and str(reminder.pk) == str(reminder_id).strip():
+            return dose
+    raise NotFound(f"The user has no dose of reminder {reminder_id!r} today.")
+
+
+def _problem(ctx: ToolContext, dose: TodaysDose) -> str:
+    """Why ``dose`` cannot be marked now, or "" when it can."""
+    if dose.event is None:
+        if dose.markable:
+            return ""
+        minutes = int(ahead.early_window().total_seconds() // 60)
+        return f"it is due at {dose.time}; a dose can be marked taken up to {minutes} minutes before its time."
+    if not dose.markable:
+        return f"this dose is {dose.status} already."
+    if dose.event.due_on != ctx.now().astimezone(ctx.tz).date() or dose.event.due_at > ctx.now():
+        return "only a dose due today can be marked, as on the Medications page."
+    return ""
+
+
+def _take(ctx: ToolContext, dose_id: str, reminder_id: str) -> DoseEvent:
+    """Mark the dose taken: its record, or, for a dose with none yet, a record made taken (its reminder stays quiet)."""
+    if dose_id:
+        return _own(ctx, dose_id).event.take()
+    return ahead.take_early(ctx.user, int(str(reminder_id).strip()), ctx.now())
+
+
 @tool(offered=False)
-def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str) -> AskUser:
-    """Asks the user to confirm, then records one of today's due doses as taken.
+def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str = "", reminder_id: str = "") -> AskUser:
+    """Asks the user to confirm, then records one of today's doses as taken.
 
     Args:
         user_id: Unique identifier for the user.
         dose_id: The dose's id, as get_todays_doses lists it.
+        reminder_id: For a dose with no dose id yet (later today), its reminder's id, as get_todays_doses lists it.
     """
     ctx.check_user(user_id)
-    dose = _own(ctx, dose_id)
-    question = f"Mark your {dose.time} {dose.medication} dose as taken? Reply yes to mark it, or no."
-    today = ctx.now().astimezone(ctx.tz).date()
-    problem = ""
-    if not dose.markable:
-        problem = f"this dose is {dose.status} already."
-    elif dose.event.due_on != today or dose.event.due_at > ctx.now():
-        problem = "only a dose due today can be marked, as on the Medications page."
+    if not str(dose_id).strip() and not str(reminder_id).strip():
+        raise InvalidArguments("Give the dose's dose_id, or for a dose later today its reminder_id.")
+    dose = _own(ctx, dose_id) if str(dose_id).strip() else _owed(ctx, reminder_id)
+    early = " now, before its reminder" if dose.event is None and dose.status == UPCOMING else ""
+    question = f"Mark your {dose.time} {dose.medication} dose as taken{early}? Reply yes to mark it, or no."
+    problem = _problem(ctx, dose)
     if problem:
         if resuming(ctx):
             # It changed while the question waited (the Medications page, the dispatcher, midnight):
@@ -209,19 +239,18 @@ def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str) -> AskUser:
         raise InvalidArguments(f"Nothing to mark: {problem}")
 
     def answer(reply: str) -> dict:
-        current = _own(ctx, dose_id)
         if not clear_yes(reply):
             return {
                 "status": "not marked",
                 "user": reply,
                 "question": question,
-                "message": _dose_message("not_marked.txt", current),
+                "message": _dose_message("not_marked.txt", _current(ctx, str(dose_id).strip(), reminder_id)),
             }
         try:
-            current.event.take()
+            event = _take(ctx, str(dose_id).strip(), reminder_id)
         except InvalidTransition as exc:
             return {"status": "not marked", "user": reply, "question": question, "message": f"Not marked: {exc}"}
-        current = _own(ctx, dose_id)  # read back: the message says what the record holds
+        current = _own(ctx, str(event.pk))  # read back: the message says what the record holds
         return {
             "status": current.event.state,
             "user": reply,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
@@ -19,6 +20,7 @@ from health.api.base import (
     domain_errors,
 )
 from health.models import DoseEvent, Medication, Prescription, Reminder
+from health.scheduler import ahead
 
 CLOCK_TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 CONFLICT = OpenApiResponse(description="The dose's state does not allow this change.")
@@ -125,18 +127,6 @@ class ReminderSerializer(StrictModelSerializer):
         fields = ["id", "medication", "medication_name", "time_of_day", "enabled"]
 
 
-class ReminderViewSet(OwnedQuerysetMixin, viewsets.ModelViewSet):
-    """Reminder times for the patient's medications."""
-
-    queryset = Reminder.objects.select_related("medication")
-    serializer_class = ReminderSerializer
-    owner_field = "medication__user"
-
-    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
-        # The owner comes with the medication, which is already the user's own.
-        serializer.save()
-
-
 class DoseEventSerializer(StrictModelSerializer):
     medication = serializers.IntegerField(source="reminder.medication_id", read_only=True)
     medication_name = serializers.CharField(source="reminder.medication.name", read_only=True)
@@ -160,6 +150,28 @@ class DoseEventSerializer(StrictModelSerializer):
             "carer_notified_at",
         ]
         read_only_fields = fields
+
+
+class ReminderViewSet(OwnedQuerysetMixin, viewsets.ModelViewSet):
+    """Reminder times for the patient's medications."""
+
+    queryset = Reminder.objects.select_related("medication")
+    serializer_class = ReminderSerializer
+    owner_field = "medication__user"
+
+    def perform_create(self, serializer: serializers.BaseSerializer) -> None:
+        # The owner comes with the medication, which is already the user's own.
+        serializer.save()
+
+    @extend_schema(request=None, responses={200: DoseEventSerializer, 409: CONFLICT})
+    @action(detail=True, methods=["post"], url_path="taken-early", url_name="taken-early")
+    def taken_early(self, request: Request, pk: str | None = None) -> Response:
+        """Today's dose of this reminder, taken before it went off (up to ``DOSE_EARLY_MINUTES``
+        before its time): recorded taken, and its reminder stays quiet."""
+        reminder = self.get_object()
+        with domain_errors():
+            dose = ahead.take_early(request.user, reminder.pk, timezone.now())
+        return Response(DoseEventSerializer(dose).data)
 
 
 class SnoozeSerializer(StrictSerializer):

@@ -7,7 +7,7 @@ import uuid
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -310,6 +310,38 @@ class DoseEvent(models.Model):
             "Cannot snooze a dose that is {state}.",
             snooze=dt.timedelta(minutes=minutes),
         )
+
+    @classmethod
+    def take_ahead(cls, reminder: Reminder, day: dt.date, due_at: dt.datetime) -> DoseEvent:
+        """Record the dose of ``reminder`` on the patient's local ``day`` (due at ``due_at``) as taken
+        before its reminder went off: its row is made now, already taken. The dispatcher makes each
+        dose once per reminder and day, so it finds this one made and never reminds it. When the row
+        exists already (the reminder went off meanwhile), that dose is taken as usual, or refused
+        when it is taken or skipped. Whether the dose may be taken this early is the caller's rule
+        (``health.scheduler.ahead``)."""
+        try:
+            with transaction.atomic():
+                dose = cls.objects.create(
+                    user_id=reminder.medication.user_id,
+                    reminder=reminder,
+                    due_at=due_at,
+                    due_on=day,
+                    state=cls.State.TAKEN,
+                    acted_at=timezone.now(),
+                )
+                payload = {
+                    "id": dose.pk,
+                    "medication": reminder.medication_id,
+                    "state": dose.state,
+                    "due_at": dose.due_at.isoformat(),
+                }
+                transaction.on_commit(lambda: push_to_user(dose.user_id, Event.DOSE, payload), robust=True)
+        except IntegrityError:
+            existing = cls.objects.filter(Q(due_on=day) | Q(due_at=due_at), reminder=reminder).first()
+            if existing is None:
+                raise
+            return existing.take()
+        return dose
 
     def _move(
         self, target: str, allowed: tuple[str, ...], refusal: str, snooze: dt.timedelta | None = None

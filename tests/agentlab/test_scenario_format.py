@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from agentlab.evaluation import scenario_workers, scenarios
 from agents.llm.scripted import ScriptedBackend
-from health.models import Appointment, Medication, Slot, VitalReading
+from health.models import Appointment, DoseEvent, Medication, Slot, VitalReading
 from tests.agentlab.test_evaluation import LOS_ANGELES, ScenarioBackend, write_lines
 from tests.agents.helpers import call, end, plan
 from tests.factories import SlotFactory, SpecialistFactory, SpecializationFactory
@@ -300,8 +300,10 @@ def test_a_sent_dose_is_marked_taken_after_the_yes_and_counted(tmp_path, directo
     assert no["taken"] == 0 and no["checks"] == {"taken": False}
 
 
-def test_a_sent_dose_still_to_come_today_fails_the_setup(tmp_path, alice):
-    # The setup's clock at 06:00 in the patient's zone: an 08:00 dose is still to come, whenever the test runs.
+def test_a_sent_dose_still_to_come_today_is_left_to_take_early_or_fails_the_setup(tmp_path, alice, settings):
+    # The setup's clock at 05:00 and 07:00 in the patient's zone: an 08:00 dose is still to come,
+    # whenever the test runs; at 07:00 it is within the early window, and has no row yet.
+    settings.DOSE_EARLY_MINUTES = 120
     alice.profile.timezone = "America/Los_Angeles"
     alice.profile.save()
     case = {
@@ -311,10 +313,12 @@ def test_a_sent_dose_still_to_come_today_fails_the_setup(tmp_path, alice):
         "expect": {"taken": 1},
     }
     [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
-    six = timezone.now().astimezone(LOS_ANGELES).replace(hour=6, minute=0, second=0, microsecond=0)
+    five = timezone.now().astimezone(LOS_ANGELES).replace(hour=5, minute=0, second=0, microsecond=0)
 
     with pytest.raises(scenarios.SetupError, match="the 08:00 dose is not due yet today"):
-        scenarios.make_setup(loaded, alice, now=six)
+        scenarios.make_setup(loaded, alice, now=five)
+    made = scenarios.make_setup(loaded, alice, now=five.replace(hour=7))
+    assert made["doses_sent"] == 0 and not DoseEvent.objects.filter(user=alice).exists()
 
 
 def test_an_emergency_starts_the_sos_and_the_reply_says_so(tmp_path, directory):

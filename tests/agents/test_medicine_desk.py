@@ -375,6 +375,34 @@ def test_a_dose_is_marked_taken_only_after_yes(alice, world, zone):
     assert not DoseEvent.objects.filter(user=alice, reminder__time_of_day=dt.time(20)).exists()
 
 
+def test_a_dose_later_today_within_the_early_window_is_marked_taken_ahead_after_yes(alice, world, zone, settings):
+    """At 10:xx with the window wide enough to reach 20:00, the evening dose is made taken on a yes."""
+    settings.DOSE_EARLY_MINUTES = 11 * 60
+    backend = harmful_model(SET_A_REMINDER)
+
+    conversation = start_chat(alice, "I took my evening metformin", backend=backend)
+
+    assert pending_question(conversation) == (
+        "Mark your 20:00 Metformin 500 mg dose as taken now, before its reminder? Reply yes to mark it, or no."
+    )
+    assert not DoseEvent.objects.filter(user=alice, reminder__time_of_day=dt.time(20)).exists()
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+
+    assert conversation.status == "completed" and backend.calls == []
+    dose = DoseEvent.objects.get(user=alice, reminder__time_of_day=dt.time(20))
+    assert (dose.state, dose.due_at, dose.due_on) == ("taken", _at(zone, 20), _at(zone, 20).date())
+    assert "Recorded: your 20:00 Metformin 500 mg dose is taken" in told(conversation)
+    assert world["metformin"].state == "sent", "the morning dose is another dose"
+
+
+def test_a_dose_further_ahead_than_the_early_window_says_from_when_it_can_be_marked(alice, world, settings):
+    settings.DOSE_EARLY_MINUTES = 120
+    conversation = start_chat(alice, "I took my evening metformin", backend=harmful_model(SET_A_REMINDER))
+
+    assert "A dose can be marked taken from 120 minutes before its time." in told(conversation)
+    assert not DoseEvent.objects.filter(user=alice, reminder__time_of_day=dt.time(20)).exists()
+
+
 def test_a_no_marks_nothing_and_says_so(alice, world):
     before = _snapshot(alice)
     conversation = start_chat(
@@ -504,6 +532,10 @@ def test_the_tool_marks_only_the_patients_own_doses_that_are_due(alice, world, z
         mark(ctx, user_id=str(alice.pk), dose_id=str(world["atorvastatin"].pk))
     assert DoseEvent.objects.get(pk=world["bob"].pk).state == "sent"
     assert DoseEvent.objects.get(pk=tonight.pk).state == "due"
+    with pytest.raises(InvalidArguments, match="dose_id"):
+        mark(ctx, user_id=str(alice.pk))
+    with pytest.raises(NotFound):
+        mark(ctx, user_id=str(alice.pk), reminder_id=str(world["bob"].reminder_id))
 
 
 # --- photo, and what stays with the model ------------------------------------------------------

@@ -307,7 +307,7 @@ def test_the_medications_page_explains_itself_when_empty(client, alice):
     page = client.get("/medications/").content.decode()
     assert "No medicines scheduled" in page
     assert "Add a prescription" in page and 'type="file"' in page
-    assert "No dose has been due yet" in page
+    assert "No dose is due today" in page
 
 
 @pytest.mark.django_db
@@ -317,7 +317,7 @@ def test_home_shows_the_dose_waiting_and_the_next_reminder(client, alice, due_do
     assert "Medicines today" in page and "metformin 500 mg" in page and "Reminder sent" in page
     due_dose.take()
     page = client.get("/").content.decode()
-    assert "Next reminder: metformin 500 mg at 08:00." in page
+    assert "Next reminder: metformin 500 mg at 08:00 tomorrow." in page
 
 
 @pytest.mark.django_db
@@ -380,3 +380,52 @@ def test_a_start_day_far_away_is_refused(client, alice, read_prescription):
     response = client.post(f"/prescriptions/{read_prescription.pk}/", confirm_post(read_prescription, ROWS, start=far))
     assert "within the last 90 days" in response.content.decode()
     assert not Medication.objects.exists()
+
+
+@pytest.fixture
+def evening_at_seven(alice, settings):
+    """Alice in Berlin at 19:00 local, with metformin due at 20:00 and 23:30 (no dose row yet)."""
+    from unittest import mock
+    from zoneinfo import ZoneInfo
+
+    settings.DOSE_EARLY_MINUTES = 120
+    alice.profile.timezone = "Europe/Berlin"
+    alice.profile.save(update_fields=["timezone"])
+    now = dt.datetime(2026, 3, 10, 19, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+    with mock.patch("django.utils.timezone.now", return_value=now):
+        medication = Medication.objects.create(
+            user=alice, name="metformin", strength="500 mg", dose="1 tablet", clock_times=["20:00", "23:30"],
+            times_per_day=2, start_date=now.date() - dt.timedelta(days=2),
+        )  # fmt: skip
+        medication.sync_reminders()
+        yield medication
+
+
+@pytest.mark.django_db
+def test_a_dose_later_today_can_be_marked_taken_early_and_its_reminder_stays_quiet(client, alice, evening_at_seven):
+    client.force_login(alice)
+    page = client.get("/medications/").content.decode()
+    assert "Later today" in page and "Reminder at 20:00" in page and "Reminder at 23:30" in page
+    assert page.count(">Taken early<") == 1, "only the 20:00 dose is within two hours"
+    soon, late = evening_at_seven.reminders.order_by("time_of_day")
+
+    refused = client.post(f"/medications/reminders/{late.pk}/taken-early/", follow=True).content.decode()
+    assert "up to 120 minutes before its time" in refused and not DoseEvent.objects.exists()
+
+    done = client.post(f"/medications/reminders/{soon.pk}/taken-early/", follow=True).content.decode()
+    assert "Recorded: metformin 500 mg taken. The 20:00 reminder will not go off." in done
+    dose = DoseEvent.objects.get()
+    assert (dose.state, dose.reminder, dose.due_on) == ("taken", soon, dt.date(2026, 3, 10))
+    assert "Reminder at 20:00" not in done and "Reminder at 23:30" in done
+    assert "Next reminder: metformin 500 mg at 23:30." in client.get("/").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_api_marks_a_dose_taken_early_only_for_the_patients_own_reminder(alice_api, api, bob, evening_at_seven):
+    soon = evening_at_seven.reminders.get(time_of_day=dt.time(20))
+    api.force_authenticate(bob)
+    assert api.post(f"/api/reminders/{soon.pk}/taken-early/").status_code == 404
+    answer = alice_api.post(f"/api/reminders/{soon.pk}/taken-early/")
+    assert answer.status_code == 200 and answer.json()["state"] == "taken"
+    again = alice_api.post(f"/api/reminders/{soon.pk}/taken-early/")
+    assert again.status_code == 409 and "already taken" in again.json()["detail"]

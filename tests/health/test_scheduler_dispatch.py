@@ -19,8 +19,9 @@ from django.db import connection
 
 from core.events import Event
 from health import tasks
-from health.models import DoseEvent, Notification, OutboundMessage
-from health.scheduler import dispatch
+from health.models import DoseEvent, InvalidTransition, Notification, OutboundMessage, Reminder
+from health.scheduler import ahead, dispatch
+from health.scheduler.adherence import adherence
 from health.scheduler.dispatch import Dispatched, dispatch_due_doses
 from health.scheduler.schedule import schedule_medication
 from tests.factories import EmergencyContactFactory
@@ -576,3 +577,73 @@ def test_new_times_take_effect_from_the_change(patient, tick):
         tick(moment)
 
     assert [d.due_at for d in doses(patient)] == [kolkata(10, 8), kolkata(10, 9, 30), kolkata(10, 21)]
+
+
+# --- taken early ------------------------------------------------------------------------------
+
+
+def evening(user) -> Reminder:
+    return Reminder.objects.get(medication__user=user, time_of_day=dt.time(20))
+
+
+def only_reminder(user) -> Reminder:
+    return Reminder.objects.get(medication__user=user)
+
+
+def test_a_dose_taken_early_is_never_reminded_re_alerted_or_missed_and_counts_as_taken(patient, tick, settings):
+    settings.DOSE_EARLY_MINUTES = 120
+    metformin(patient, kolkata(10, 7))
+    tick(kolkata(10, 8))
+    with at(kolkata(10, 8, 5)):
+        doses(patient)[0].take()
+    with at(kolkata(10, 18, 30)):
+        assert [d.reminder.time_of_day for d in ahead.upcoming(patient, kolkata(10, 18, 30))] == [dt.time(20)]
+        taken = ahead.take_early(patient, evening(patient).pk, kolkata(10, 18, 30))
+
+    assert (taken.state, taken.due_at, taken.due_on, taken.acted_at) == (
+        S.TAKEN, kolkata(10, 20), dt.date(2026, 3, 10), kolkata(10, 18, 30),
+    )  # fmt: skip
+    with at(kolkata(10, 18, 31)):
+        assert ahead.upcoming(patient, kolkata(10, 18, 31)) == []
+    for moment in [kolkata(10, 20), kolkata(10, 20, 30), kolkata(10, 21), kolkata(10, 23)]:
+        tick(moment)
+    assert [d.state for d in doses(patient) if d.due_at == kolkata(10, 20)] == [S.TAKEN]
+    assert titles(patient) == ["Time for Metformin 500 mg"]  # the 08:00 one only
+    assert adherence(patient, days=1, today=dt.date(2026, 3, 10))["overall"]["taken"] == 2
+    tick(kolkata(11, 20))
+    assert titles(patient)[-1] == "Time for Metformin 500 mg"  # the next day's evening dose is reminded
+
+
+def test_a_dose_too_far_ahead_or_not_the_patients_cannot_be_taken_early(patient, bob, tick, settings):
+    settings.DOSE_EARLY_MINUTES = 120
+    metformin(patient, kolkata(10, 7))
+    with at(kolkata(10, 17, 59)):
+        with pytest.raises(InvalidTransition, match="due at 20:00: a dose can be recorded as taken up to 120 minutes"):
+            ahead.take_early(patient, evening(patient).pk, kolkata(10, 17, 59))
+        with pytest.raises(InvalidTransition, match="no dose of that medicine left"):
+            ahead.take_early(bob, evening(patient).pk, kolkata(10, 17, 59))
+    assert doses(patient) == []
+    with at(kolkata(10, 18, 1)):
+        ahead.take_early(patient, evening(patient).pk, kolkata(10, 18, 1))
+        with pytest.raises(InvalidTransition, match="already taken"):
+            ahead.take_early(patient, evening(patient).pk, kolkata(10, 18, 2))
+    assert [d.state for d in doses(patient)] == [S.TAKEN]
+
+
+def test_a_dose_the_dispatcher_made_meanwhile_is_taken_as_usual(patient, tick):
+    metformin(patient, kolkata(10, 7), times=("08:00",))
+    tick(kolkata(10, 8))  # the reminder went off while the patient's page still offered "Taken early"
+
+    with at(kolkata(10, 8, 5)):
+        dose = ahead.take_early(patient, only_reminder(patient).pk, kolkata(10, 8, 5))
+
+    (only,) = doses(patient)
+    assert (dose.pk, only.state) == (only.pk, S.TAKEN)
+
+
+def test_a_dose_past_its_time_the_dispatcher_has_not_made_yet_can_be_taken(patient, tick):
+    metformin(patient, kolkata(10, 7), times=("08:00",))
+    with at(kolkata(10, 8, 0, 20)):  # due 20 s ago; beat's tick of this minute has not run yet
+        dose = ahead.take_early(patient, only_reminder(patient).pk, kolkata(10, 8, 0, 20))
+    tick(kolkata(10, 8, 1))
+    assert (dose.state, [d.state for d in doses(patient)], titles(patient)) == (S.TAKEN, [S.TAKEN], [])
