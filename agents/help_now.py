@@ -18,7 +18,9 @@ What counts (each group below has its patterns and the reason for them):
   one's life, unconscious / collapsed / a person who does not respond, bleeding that won't stop,
   a seizure now, an overdose or a poisoning, anaphylaxis (throat closing, swollen tongue), an
   injury that needs an ambulance (stabbed, hit by a car, fell from a roof, badly burned).
-  Blood sugar, high or low, with confusion or drowsiness.
+  Blood sugar, high or low, or a diabetic person, with confusion or drowsiness. Pregnant with the
+  sight going wrong (pre-eclampsia). Suicide attempted now, a person found hanging, a jump
+  threatened from a height.
   Two halves that make an emergency together are read across a comma ("he hit his head, he's
   bleeding and confused"; "I ate a peanut, my throat feels tight").
 
@@ -106,6 +108,7 @@ _MISSPELT = {
     "brethe": "breathe",
     "breath": "breath",
     "amblance": "ambulance",
+    "alot": "a lot",
     "ambulanse": "ambulance",
     "ambulence": "ambulance",
     # two letters swapped in short words the patterns need: "cna't breathe", "passed otu"
@@ -212,11 +215,16 @@ def _correct(word: str) -> str:
 
 def normalised(text: str) -> str:
     """Lower case, straight apostrophes, contractions spelled out, typos of emergency words read."""
-    said = str(text).lower().replace("\u2019", "'").replace("\u2018", "'")
-    said = re.sub(r"[a-z]+", lambda match: _correct(match.group(0)), said)
+    said = _contracted(str(text).lower().replace("\u2019", "'").replace("\u2018", "'"))
+    # Contractions first: "ive" is "i've", not a typo of "five".
+    said = _contracted(re.sub(r"[a-z]+", lambda match: _correct(match.group(0)), said))
+    return re.sub(r"\s+", " ", said).strip()
+
+
+def _contracted(said: str) -> str:
     for pattern, replacement in _CONTRACTIONS:
         said = pattern.sub(replacement, said)
-    return re.sub(r"\s+", " ", said).strip()
+    return said
 
 
 # A clause: what a negation, a time or a question reaches. A sentence ends it, and so do a comma,
@@ -328,6 +336,11 @@ _CHEST_WITH = [
         r"|(?:feel|feeling|felt) sick)\b"
     ),
     _r(r"\b(?:grey|gray|ashen|pale|turned white|gone white)\b"),
+    # too breathless to talk: "I can barely get words out", "can hardly speak"
+    _r(
+        r"\b(?:can't|cannot|can barely|can hardly|barely|hardly|unable to|struggling to)\s+"
+        r"(?:get\s+(?:the\s+|my\s+|any\s+|a\s+)?words?\s+out|talk|speak)\b"
+    ),
 ]
 _CHEST_SEVERE = _r(
     r"\b(?:severe|crushing|unbearable|terrible|extreme|excruciating|worst|sudden|suddenly|really bad|very bad"
@@ -341,6 +354,13 @@ _PERSON = (
     r"(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|mother|dad|father|husband|wife|son|daughter|baby|child|kid|"
     r"grand\w+|brother|sister|friend|partner|boyfriend|girlfriend|uncle|aunt|toddler|newborn|flatmate|"
     r"roommate|neighbou?r))"
+)
+
+# Someone found or seen, as the object of the verb: "found her husband", "saw a man".
+_SOMEONE = (
+    r"(?:him|her|them|someone|somebody|a (?:man|woman|person|boy|girl|body)|"
+    r"(?:my|our|his|her|their)\s+(?:\w+\s+)?(?:mum|mom|mother|dad|father|husband|wife|son|daughter|child|kid|"
+    r"brother|sister|friend|partner|boyfriend|girlfriend|uncle|aunt|flatmate|roommate|neighbou?r|grand\w+))"
 )
 
 # A child, and medicines that are not theirs or more than a dose: what a child gets into.
@@ -514,6 +534,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"\b{_PERSON}(?:'s|'re)?\b(?:\s+[\w']+){{0,10}}?\s+(?:isn't|is not|not|won't|will not|doesn't|does not|"
             r"aren't|stopped|has stopped)\s+respond(?:ing)?\b(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))"
         ),
+        # breathing strangely and not answering: "breathing very strangely and won't answer me"
+        _r(
+            r"\bbreathing\s+(?:very\s+|really\s+|so\s+)?(?:strangely|strange|weird(?:ly)?|funny|oddly|odd|noisily)\b"
+            rf"{_S}{{0,40}}\b(?:won't|will not|isn't|is not|not|doesn't|can't)\s+(?:answer(?:ing)?|respond(?:ing)?|"
+            r"wake|waking)\b(?!\s+(?:the|his|her|my) (?:phone|calls?|texts?|messages?|door))"
+        ),
         # a person gone limp (a limb or anything else that "went limp" is for a booking)
         _r(rf"\b{_PERSON}(?:'s|\s+has|\s+is)?\s+(?:just\s+)?(?:gone|went|going)\s+(?:all\s+)?limp\b"),
     ],
@@ -646,6 +672,9 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\bsmoke inhalation\b|\b(?:inhaled|breathed in|breathing in|swallowed)\s+(?:a lot of\s+|lots of\s+|"
             r"too much\s+|some\s+)?smoke\b|\b(?:house|flat|home|kitchen|building|room|apartment)\s+(?:is\s+)?on fire\b"
             r"|\bthere's a fire\b(?!\s+(?:alarm|drill|door|exit|extinguisher|safety|escape|risk))"
+            # smoke filling the place, with someone coughing or short of breath in it
+            rf"|\b(?:smoke everywhere|(?:full of|filled with|thick|black) smoke)\b{_S}{{0,50}}"
+            r"\b(?:cough\w*|wheez\w*|breath\w*|choking|unconscious|passed out|collapsed|trapped)\b"
             r"|\b(?:pulled|fished|rescued|dragged)\s+(?:\w+\s+){0,2}?(?:out of|from)\s+(?:the\s+)?"
             r"(?:water|pool|river|sea|lake|canal|bath)\b|\bnear(?:ly)?[- ]drown\w*"
         ),
@@ -691,10 +720,22 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"|(?:{_MEANS}){_S}{{0,40}}\b(?:{_SUICIDAL})\b"
         ),
         _r(r"\b(?:cut|slit|slashed)\s+(?:my|his|her|their)\s+(?:own\s+)?(?:wrists?|throat)\b"),
+        # an attempt just made, a person found hanging, a jump threatened from a height
+        _r(rf"\b(?:tried|attempted|has tried|just tried) to (?:kill|hang|shoot|poison|drown|stab)\w*\s+{_SELF}\b"),
+        _r(rf"\b(?:found|find|saw|discovered)\s+{_SOMEONE}\s+hanging\b(?!\s+(?:out|around|about))"),
+        _r(
+            r"\b(?:threatening|threatens|going|gonna|about|trying|wants?|ready) to "
+            r"jump\s+(?:off|from|in front of|out of)\s+(?:the |a |her |his |their )?(?:\w+ )?"
+            r"(?:bridge|roof|building|balcony|window|cliff|train|car|bus|tower|ledge|overpass|car park)\b"
+            r"|\bstanding on (?:the |a )?(?:ledge|edge of (?:the |a )?(?:roof|bridge|cliff|building))\b"
+        ),
     ],
     "anaphylaxis": [
         _r(r"\banaphyla\w*|\banaphylactic\b|\bepi-?pen\b"),
-        _r(r"\bthroat (?:is |feels |is getting )?(?:closing|swelling(?: up)?|swollen shut|tightening|closing up)\b"),
+        _r(
+            r"\bthroat (?:is |feels |is getting |feels like it'?s |feels like it is )?"
+            r"(?:closing|swelling(?: up)?|swollen shut|tightening|closing up)\b"
+        ),
         # the tongue or lips (a swollen face alone is mumps as often as an allergy)
         _r(rf"\b(?:tongue|lips?)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up)\b"),
         _r(r"\b(?:severe|bad|serious)\s+allergic reaction\b|\ballergic reaction\b.*\b(?:breath|throat|swell)"),
@@ -702,6 +743,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
 }
 
 _PURPLE_RASH = r"(?:purple|purplish|dark red) (?:rash|spots|blotches)"
+# "bleeding from", "blood coming out of", "blood in": what comes from an ear after a blow
+_EAR_BLOOD = r"(?:bleeding (?:from|out of)|blood (?:is |was )?(?:coming |pouring |dripping |running )?(?:from|out of))"
 # A character of the sentence that does not begin a time in the past ("fell last year and cut my head").
 _NOT_PAST_BETWEEN = r"(?:(?!\b(?:last|ago|yesterday|years?|months?|weeks?)\b)[^.!?;])"
 # Confusion as a relative says it: with a low sugar, the cold or the heat it is an emergency.
@@ -822,11 +865,27 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:blood sugar|sugar levels?|sugars?|glucose)\s+(?:is\s+|was\s+|of\s+|at\s+|reads?\s+)?(?:only\s+)?"
             r"(?:[0-2](?:\.\d+)?|[1-4]\d)(?![\d.])"
         ),
+        # "my husband is diabetic and he's sweating and not making sense": a diabetic person, confused now
+        _r(
+            rf"\b(?:diabetic|diabetes|on insulin|takes insulin)\b{_S}{{0,60}}(?<!no )(?<!not )(?<!never )"
+            rf"\b(?:{_CONFUSED_SPEECH}|can't wake|won't wake|unconscious|(?:he's|she's|they're|i'm|is|are|am|gone|"
+            r"went|getting|seems?)\s+(?:\w+\s+){0,2}?"
+            r"confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b))\b"
+        ),
         # "dad is confused, sweating and his sugar is 2.0": the confusion first, then a sugar low or high
         _r(
             rf"\b(?:{_CONFUSED}|drowsy|very sleepy)\b{_S}{{0,50}}\b(?:blood sugar|sugar levels?|sugars?|glucose)\s+"
             r"(?:is\s+|was\s+|of\s+|at\s+)?(?:very\s+|really\s+|dangerously\s+|so\s+)?"
             r"(?:low|high|[0-3](?:\.\d+)?(?![\d.])|[2-9]\d(?:\.\d+)?(?![\d.]))"
+        ),
+    ],
+    # pregnant, with the sight going wrong (often with a severe headache): pre-eclampsia's warning
+    # signs. A headache alone in pregnancy is for the midwife or a booking, not an ambulance.
+    "pregnancy": [
+        _r(
+            rf"\bpregnant\b{_S}{{0,80}}(?<!no )(?<!not )(?<!without )"
+            r"\b(?:(?:blurred|blurry|blurring|double)\s+vision|vision\s+(?:is\s+|has\s+|went\s+|going\s+)?"
+            r"(?:blurred|blurry|blurring|going|gone)|seeing\s+(?:spots|flashing lights|flashes|stars))\b"
         ),
     ],
     # heat stroke and hypothermia: the heat or the cold, then confusion (or no sweat in the heat)
@@ -859,9 +918,9 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     # a fall or a blow, then bleeding from an ear (either order)
     "head injury": [
         _r(
-            rf"\b(?:fell|fall|fallen|hit|accident|crash)\b{_S}{{0,60}}\bbleeding (?:from|out of) "
+            rf"\b(?:fell|fall|fallen|hit|accident|crash)\b{_S}{{0,60}}\b{_EAR_BLOOD} "
             r"(?:his|her|my|their|the|an?) ears?\b"
-            rf"|\bbleeding (?:from|out of) (?:his|her|my|their|the|an?) ears?\b{_S}{{0,30}}"
+            rf"|\b{_EAR_BLOOD} (?:his|her|my|their|the|an?) ears?\b{_S}{{0,30}}"
             r"\b(?:fell|fall|fallen|hit|accident|crash)\b"
         ),
     ],
@@ -874,6 +933,13 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"|throat\s+(?:is\s+|feels\s+|is getting\s+)?(?:tight|tightening|closing))\b"
             rf"|\b(?:trouble|difficulty|problems?|struggling)\s+(?:breathing|to breathe)\b{_S}{{0,40}}"
             r"\b(?:(?:after|since)\s+(?:eating|being stung|a (?:bee|wasp) sting)|after taking)\b"
+        ),
+        # the other way round: "my face is swelling and I can't swallow after the bee sting"
+        _r(
+            r"(?<!no )(?<!not )\b(?:(?:face|lips?|tongue|throat|mouth)\s+(?:is\s+|are\s+)?"
+            r"(?:swelling|swollen|puffing up)|can't swallow|wheez\w*)\b"
+            rf"{_S}{{0,60}}\b(?:after|since|from)\s+(?:the\s+|a\s+|that\s+|being\s+)?(?:(?:bee|wasp|hornet)\s+)?"
+            r"(?:sting|stung|eating|ate|peanuts?|nuts|shellfish|shrimp|prawns)\b"
         ),
         # "I think I'm having an allergic reaction, my throat feels tight and I'm wheezing"
         _r(
@@ -930,7 +996,9 @@ _NEGATED_AFTER = re.compile(
 )
 # Said now: these bring a past, general or lasting clause back to the present.
 _NOW = re.compile(
-    r"\b(?:now|right now|just now|currently|at the moment|again|still|suddenly|all of a sudden|this minute|"
+    # "for weeks now" is how long, not now
+    r"\b(?:(?<!weeks )(?<!months )(?<!years )(?<!week )(?<!month )(?<!year )now|"
+    r"right now|just now|currently|at the moment|again|still|suddenly|all of a sudden|this minute|"
     r"as we speak|happening|i'm having|is having|are having|am having|'s having|keeps?)\b"
 )
 # Said of the past: "last month", "two years ago", "in 2019", "I had a stroke", "after my stroke".
@@ -942,7 +1010,11 @@ _PAST = re.compile(
     r"died|passed away|when i was|as a (?:child|kid|baby)|"
     r"(?<!since )(?<!from )yesterday|(?<!since )(?<!from )last (?:night|week|month|year|time|summer|winter|spring|"
     r"autumn|fall|weekend|\w+day)|the other day|in (?:19|20)\d\d|(?:after|since) (?:my|his|her|their) "
-    r"(?:stroke|heart attack|seizure|overdose)|had (?:an? |some |bad |severe |mild |my )?"
+    r"(?:stroke|heart attack|seizure|overdose)|"
+    # "I think I've had a stroke", "she may have had a seizure": suspected now, not the past
+    r"(?<!think i've )(?<!think i )(?<!think he's )(?<!think she's )(?<!think they've )(?<!think he has )"
+    r"(?<!think she has )(?<!may have )(?<!might have )(?<!could have )(?<!must have )"
+    r"had (?:an? |some |bad |severe |mild |my )?"
     r"(?:stroke|mini[- ]stroke|tia|heart attack|seizure|fit|chest pains?|overdose|allergic reaction|anaphyla\w+))\b"
 )
 # Information about emergencies in general: "what are the signs of a stroke?", "what should I

@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from health.models import DoseEvent, InvalidTransition, Medication, Prescription
+from health.models import DoseEvent, InvalidTransition, Medication, Prescription, Reminder
 from health.models.appointments import patient_zone
 from health.scheduler import ahead, images, review
 from health.scheduler.adherence import adherence
@@ -172,8 +172,9 @@ def dose_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
 @require_POST
 def take_early(request: HttpRequest, pk: int) -> HttpResponse:
     """Today's dose of reminder ``pk`` taken before it went off (health.scheduler.ahead says how early)."""
+    reminder = get_object_or_404(Reminder, pk=pk, medication__user=request.user)
     try:
-        dose = ahead.take_early(request.user, pk, timezone.now())
+        dose = ahead.take_early(request.user, reminder.pk, timezone.now())
     except InvalidTransition as exc:
         messages.error(request, str(exc))
     else:

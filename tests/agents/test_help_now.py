@@ -288,10 +288,45 @@ EMERGENCIES = [
     "there's been a bad fall at home and my mum can't move her legs",
     "I can't feel my face and my arm went numb suddenly",
     "i feel like i'm going to pass out and my chest is really tight",
+    # a fifteenth batch (39 of 40 caught before its rule): too breathless to talk
+    "my chest is tight and I can barely get words out",
+    # a sixteenth batch (26 of 30 caught before its rules)
+    "my neighbour found her husband hanging",
+    "theres smoke everywhere and my son cant stop coughing and wheezing",
+    "I'm having trouble breathing and my throat feels like it's closing",
+    "my sister is threatening to jump off the bridge",
+    "he tried to hang himself, I just cut him down",
+    # a seventeenth batch, typed as in a hurry (26 of 30 caught before its rules)
+    "help me im bleding alot",
+    "i think ive had a stroke cant move my arm",  # "ive" is "i've", not a typo of "five"
+    "help my face is swelling and i cant swallow after the bee sting",
+    "my husband's had a bad fall and there's blood coming out of his ear",
+    # an eighteenth batch: carers and less common emergencies (17 of 20 caught before its rules)
+    "My 80 year old father is breathing very strangely and won't answer me",
+    "please my husband is diabetic and he's sweating and not making sense",
+    "my wife is 35 weeks pregnant and has a terrible headache and blurry vision",
 ]
 
 NOT_EMERGENCIES = [
     "my chest feels like it's burning after spicy food",
+    "I can barely talk since my cold, my voice is hoarse",
+    "he tried to kill himself last year and is doing much better now",
+    "I found my old coat hanging in the wardrobe",
+    "my kids are hanging out at the park, I saw him hanging around the shop",
+    "the kitchen is full of smoke because I burnt the toast",
+    "I smoke a pack a day and have been coughing for months now",
+    "my son wants to jump off the diving board but he's scared",
+    "my chest is tight when I run and I get a bit breathless",
+    "my dad had a stroke last year and can't move his arm well",
+    "I've had a stroke before and want a check-up with a neurologist",
+    "I sweat alot at night and feel tired",
+    "there was a bit of blood coming out of his ear after swimming",
+    "she might have had a seizure in her sleep last month",
+    "I'm pregnant and have a bad headache, which painkillers are safe",
+    "my husband is diabetic and gets confused about his insulin doses",
+    "my mum is diabetic and I'm confused about what she should eat",
+    "she's breathing strangely at night, should we see a doctor",
+    "my son is breathing weird and won't answer the phone",
     "the worst headache ever was last year, now I just want a check-up",
     "how do I add my emergency contacts?",
     "don't notify my emergency contacts about this",

@@ -189,6 +189,16 @@ def _bob_dose(bob) -> Model:
     return DoseEventFactory(reminder=ReminderFactory(medication=MedicationFactory(user=bob)))
 
 
+def _bob_reminder_due_soon(bob) -> Model:
+    """Bob's reminder at 11:00 in a zone where it is now 10:xx: its dose can be taken early."""
+    offset = 10 - timezone.now().astimezone(dt.UTC).hour
+    offset = offset + 24 if offset < -12 else offset - 24 if offset > 14 else offset
+    bob.profile.timezone = "Etc/GMT" if offset == 0 else f"Etc/GMT{-offset:+d}"  # Etc/GMT-3 is UTC+3
+    bob.profile.save(update_fields=["timezone"])
+    medication = MedicationFactory(user=bob, start_date=timezone.now().date() - dt.timedelta(days=2))
+    return ReminderFactory(medication=medication, time_of_day=dt.time(11))
+
+
 def _bob_conversation(bob) -> Model:
     conversation = ConversationFactory(user=bob, title="Bob's headache")
     AgentStepFactory(conversation=conversation, index=0, role="system", payload="You are a health assistant.")
@@ -392,6 +402,7 @@ MATRIX: dict[str, Route] = {
             "PATCH": lambda o: {"enabled": False},
         },
     ),
+    "reminder-taken-early": _action(_bob_reminder_due_soon),
     "dose-event-list": _list(_bob_dose),
     "dose-event-detail": _detail(_bob_dose),
     "dose-event-taken": _action(_bob_dose),

@@ -50,6 +50,11 @@ def _dose(bob):
     return dose, {"pk": dose.pk, "action": "taken"}
 
 
+def _reminder(bob):
+    reminder = ReminderFactory(medication=MedicationFactory(user=bob))
+    return reminder, {"pk": reminder.pk}
+
+
 def _prescription(bob):
     prescription = PrescriptionFactory(user=bob, parse_status=Prescription.ParseStatus.FAILED)
     prescription.image.save("rx.jpg", ContentFile(b"\xff\xd8\xff\xe0 a photo \xff\xd9"))
@@ -72,6 +77,8 @@ MATRIX: dict[str, Page] = {
     "medication-times": Page(_medication, ("post",), _row(Medication)),
     "medication-stop": Page(_medication, ("post",), _row(Medication)),
     "dose-action": Page(_dose, ("post",), _row(DoseEvent)),
+    # Taking early makes a dose row: bob's reminder must keep none.
+    "dose-take-early": Page(_reminder, ("post",), lambda obj: list(DoseEvent.objects.filter(reminder=obj).values())),
     "prescription-page": Page(_prescription, ("get",), _row(Prescription)),
     "prescription-page-image": Page(_prescription, ("get",), _row(Prescription)),
     "prescription-page-retry": Page(_prescription, ("post",), _row(Prescription)),
