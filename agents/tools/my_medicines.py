@@ -219,7 +219,12 @@ def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str = "", reminder_
     ctx.check_user(user_id)
     if not str(dose_id).strip() and not str(reminder_id).strip():
         raise InvalidArguments("Give the dose's dose_id, or for a dose later today its reminder_id.")
-    dose = _own(ctx, dose_id) if str(dose_id).strip() else _owed(ctx, reminder_id)
+    # On resume the dose may have its record by now (the dispatcher made it): found either way.
+    dose = (
+        _current(ctx, str(dose_id).strip(), reminder_id)
+        if resuming(ctx)
+        else (_own(ctx, dose_id) if str(dose_id).strip() else _owed(ctx, reminder_id))
+    )
     early = " now, before its reminder" if dose.event is None and dose.status == UPCOMING else ""
     question = f"Mark your {dose.time} {dose.medication} dose as taken{early}? Reply yes to mark it, or no."
     problem = _problem(ctx, dose)

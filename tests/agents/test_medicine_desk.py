@@ -20,6 +20,7 @@ from agents.runtime import pending_question
 from agents.services import post_user_message, start_chat
 from agents.tools import REGISTRY, ToolContext
 from health.models import DoseEvent, Medication, Notification, Prescription, Reminder, SymptomRecord
+from health.scheduler import ahead
 from tests.agents.helpers import call, end, harmful_model, states, told
 from tests.factories import DoseEventFactory, MedicationFactory, ReminderFactory
 
@@ -393,6 +394,21 @@ def test_a_dose_later_today_within_the_early_window_is_marked_taken_ahead_after_
     assert (dose.state, dose.due_at, dose.due_on) == ("taken", _at(zone, 20), _at(zone, 20).date())
     assert "Recorded: your 20:00 Metformin 500 mg dose is taken" in told(conversation)
     assert world["metformin"].state == "sent", "the morning dose is another dose"
+
+
+def test_a_dose_taken_early_on_the_page_while_the_question_waited_is_not_marked_again(alice, world, settings):
+    settings.DOSE_EARLY_MINUTES = 11 * 60
+    conversation = start_chat(alice, "I took my evening metformin", backend=harmful_model(SET_A_REMINDER))
+    reminder = Reminder.objects.get(medication__user=alice, time_of_day=dt.time(20))
+    made = ahead.take_early(alice, reminder.pk, timezone.now())  # the page's "Taken early", meanwhile
+
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=harmful_model(SET_A_REMINDER))
+
+    assert conversation.status == "completed"
+    assert list(DoseEvent.objects.filter(reminder=reminder).values_list("pk", "state", "acted_at")) == [
+        (made.pk, "taken", made.acted_at)
+    ]
+    assert "Not marked: this dose is taken already." in told(conversation)
 
 
 def test_a_dose_further_ahead_than_the_early_window_says_from_when_it_can_be_marked(alice, world, settings):
