@@ -148,8 +148,10 @@ _DIAGNOSE = re.compile(
     r"|\b(?:diagnose|diagnosis for)\s+(?:me|my|this|him|her)\b"
     r"|\b(?:give|get)\s+(?:me\s+|him\s+|her\s+)?(?:a\s+)?diagnosis\b"
     # "what does my blood test result mean": results are read with the doctor who ordered them
-    r"|\bwhat\s+(?:does|do)\s+(?:my|the|these|this|his|her)\s+(?:\w+\s+){0,2}?"
-    r"(?:blood test|test|lab|scan|x-?ray|mri|ct|biopsy|ecg|ekg|smear|urine test)s?(?:\s+results?)?\s+(?:\w+\s+)?mean\b"
+    # ("what does my blood test result of 5.6 hba1c mean", "what does an a1c of 6.1 mean")
+    r"|\bwhat\s+(?:does|do)\s+(?:my|the|these|this|his|her|an?)\s+(?:[\w.%/]+\s+){0,2}?"
+    r"(?:blood test|blood work|bloodwork|test|lab|labs|scan|x-?ray|mri|ct|biopsy|ecg|ekg|smear|urine test|"
+    r"hba1c|a1c|cholesterol|psa|tsh)s?(?:\s+results?)?\s+(?:[\w.%/]+\s+){0,3}?mean\b"
     # "I think I have lupus, can you confirm": a diagnosis is asked for, whatever the condition
     r"|\b(?:i|he|she)\s+(?:think|thinks|reckon|reckons|suspect|suspects)\s+(?:i|he|she)\s+(?:have|has|'ve got|got)\b"
     r"[^.?!]*?\b(?:(?:can|could|would)\s+you\s+(?:confirm|check)(?:\s+(?:it|that|this|if|whether\s+i'?m\s+right))?"

@@ -86,6 +86,9 @@ OUT_OF_SCOPE = [
     ("what should I take for a hangover", scope.PRESCRIBE),
     ("is 40mg of simvastatin too much", scope.ADVICE),
     ("what does my blood test result mean, my ALT is 60", scope.DIAGNOSE),
+    # a result read out with its number (one of 39 requests of every kind written later; 37 read first time)
+    ("what does my blood test result of 5.6 hba1c mean", scope.DIAGNOSE),
+    ("what does an a1c of 6.1 mean", scope.DIAGNOSE),
     ("is my child's rash measles", scope.DIAGNOSE),
     ("book me a table for two at 8", scope.OFF_TOPIC),
     ("how do I make a cake", scope.OFF_TOPIC),
@@ -104,6 +107,8 @@ OUT_OF_SCOPE = [
 
 IN_SCOPE = [
     "what medicines do I take in the morning",  # the patient's own schedule
+    "my blood test results came back high, book me a doctor",
+    "what does my heart rate this week look like",  # the watch's readings: the health desk
     "I have a fever and a cough, book me a doctor",
     "remind me to take metformin twice a day",
     "I have a photo of my prescription, can you set up reminders?",
