@@ -269,6 +269,9 @@ FOOD_PHRASES = {
     "any": ["with or without food", "with or without meals", "irrespective of food", "regardless of meals"],
 }
 
+# the frequencies among them whose dots OCR loses ("b.id", "td.s."): three letters, never a word
+FREQUENCY_ABBREVIATIONS = {"bid", "tid", "tds", "qid", "qds", "qhs", "qod", "qam", "qpm"}
+
 # dotted abbreviations collapsed by the normaliser ("b.i.d." -> "bid")
 ABBREVIATIONS = {
     "ac",
@@ -386,6 +389,9 @@ _DOSE_PATTERN = re.compile(
     rf"(?<![\d/.:-])({_SLOT})\s*[-+]\s*({_SLOT})\s*[-+]\s*({_SLOT})(?:\s*[-+]\s*({_SLOT}))?(?![\d/.:]|-\d)"
 )
 _DOTTED = re.compile(r"(?<![A-Za-z])((?:[A-Za-z]\.){1,3}[A-Za-z])\.?(?![A-Za-z])")
+# A dotted abbreviation with one of its dots lost or read as a space: "b.id", "td.s.", "t.i d". Only
+# collapsed when the letters are one of the abbreviations.
+_DOT_LOST = re.compile(r"(?<![A-Za-z.])([A-Za-z]{1,2}\.\s?[A-Za-z]{1,2}(?:[.\s][A-Za-z])?)\.?(?![A-Za-z])")
 _NUMERIC_WORD = re.compile(
     r"([(\[]?)([0-9OoIlS|Z]+(?:[.,/-][0-9OoIlS|Z]+)*)(mgs?|mcg|ml|g|gm|iu|units?|tabs?|caps?|d|days?|wks?|weeks?)?([).,;:\]]*)",
     re.I,
@@ -415,6 +421,22 @@ _DURATION_LOOKALIKE = re.compile(
 )
 
 
+# "pOUR times a day", "thre times": before "times", a word one letter from a count is that count.
+_TIMES_COUNT = re.compile(r"\b([A-Za-z]{3,5})(\s+times\b)")
+_COUNT_WORDS = ("one", "two", "three", "four", "five", "six")
+# "twice a dzy", "three times 2 doy": after a frequency word, "a" and "day" in any of their slips
+# ("dry" is a word of its own and is left alone).
+_A_DAY = re.compile(r"\b(times?|twice|thrice|once)\s+(?:a|2|e|o)?\s*d(?!r)[a-z0-9]y\b", re.I)
+
+
+def _times_count(match: re.Match) -> str:
+    word = match.group(1).lower()
+    if word in _COUNT_WORDS or word in ("many", "some", "few", "more"):
+        return match.group(0)
+    hit = process.extractOne(word, _COUNT_WORDS, scorer=OSA.distance, score_cutoff=1)
+    return match.group(0) if hit is None else hit[0] + match.group(2)
+
+
 def _duration_count(match: re.Match) -> str:
     prefix = match.group(1) if match.group(1).lower() in ("x", "for") else "for"
     return f"{prefix} {match.group(2).translate(_COUNT_LOOKALIKES)} "
@@ -438,7 +460,7 @@ def _fix_numeric_word(match: re.Match) -> str:
 # letter, not itself a word of prescriptions or a medicine's name) is read as it.
 DIRECTION_WORDS = (
     "with after before food meal meals daily days weeks month months tablet tablets capsule capsules "
-    "morning night bedtime twice thrice once hours"
+    "morning night nightly bedtime twice thrice once hours hourly"
 ).split()
 
 
@@ -450,6 +472,8 @@ RULE_LETTERS = "IlL"
 # "ii", "w" as "vv". Such a slip is two edits, beyond the one-edit reading of the direction words.
 LETTER_PAIR_SLIPS = (("cl", "d"), ("rn", "m"), ("ii", "u"), ("vv", "w"))
 _PAIR_SLIP_TARGETS = frozenset({*DIRECTION_WORDS, *MEALS, *FORMS, *(u for u in DURATION_UNITS if len(u) > 2)})
+# An o left open reads as a c; the number words of a dose take that slip too ("cne tablet" is one).
+_OPEN_O_TARGETS = _PAIR_SLIP_TARGETS | {w for w in WORD_NUMBERS if len(w) > 2}
 
 
 def _repair_word(word: str) -> str:
@@ -470,8 +494,12 @@ def _repair_word(word: str) -> str:
         mended = lower.replace(glyphs, letter)
         if mended != lower and mended in _PAIR_SLIP_TARGETS:
             return mended  # "clay" -> "day", "rneals" -> "meals": two edits, one slip of the pen
+        if mended != lower and mended.replace("c", "o") in _OPEN_O_TARGETS:
+            return mended.replace("c", "o")  # "fcccl": both slips, "food"
         if mended != lower and len(mended) >= 5:
             lower = mended  # "becltine" -> "bedtine", then one edit from "bedtime"
+    if "c" in lower and lower.replace("c", "o") in _OPEN_O_TARGETS:
+        return lower.replace("c", "o")  # "fccd", "mcrning", "cne": an o left open reads as a c
     hit = process.extractOne(lower, DIRECTION_WORDS, scorer=OSA.distance, score_cutoff=1)
     # The first letter must agree, except an m read as an n ("nonths", "neals": its last arch faint);
     # never the other way, or "might" would become "night".
@@ -515,6 +543,14 @@ def _collapse_dotted(match: re.Match) -> str:
     return f" {collapsed} " if collapsed in ABBREVIATIONS else match.group(0)
 
 
+def _collapse_dot_lost(match: re.Match) -> str:
+    # Only the three-letter frequencies: "b.id" is bid, while "a.m" or "p.c" are read by _DOTTED.
+    collapsed = re.sub(r"[.\s]", "", match.group(1)).lower()
+    if collapsed not in FREQUENCY_ABBREVIATIONS:
+        return match.group(0)
+    return f" {collapsed} "
+
+
 def _join_pattern(match: re.Match) -> str:
     return " " + "-".join(g for g in match.groups() if g is not None) + " "
 
@@ -545,6 +581,8 @@ def normalise(text: str) -> str:
     # A count glued to "d" is days ("15d" in a table's days column, "x 5d"); a lone "1d" is left alone.
     s = re.sub(r"(?<![\w./-])([2-9]|[1-9]\d{1,2})d\b", r"\1 days", s)
     s = _DOUBLED_ABBREVIATION.sub(lambda m: m.group(1), s)  # "QDD", "BIDD": the last stroke read twice
+    s = _TIMES_COUNT.sub(_times_count, s)
+    s = _A_DAY.sub(lambda m: f"{m.group(1)} a day", s)
     s = _DURATION_LOOKALIKE.sub(_duration_count, s)
     s = re.sub(r"\b9(4|6|8|12)\s*h\b", r"q\1h", s)  # "98h": a q read as a 9 ("96 hours" is no direction)
     s = re.sub(r"\b([BTQbtq])[1lI|]([Dd])\b", r"\1I\2", s)
@@ -560,6 +598,7 @@ def normalise(text: str) -> str:
     s = _HOUR_AMPM.sub(lambda m: f" {int(m.group(1))} {m.group(2).lower()}m ", s)
     s = _EVERY_HOURS.sub(lambda m: f" q{int(m.group(1) or m.group(2))}h ", s)
     s = _DOTTED.sub(_collapse_dotted, s)
+    s = _DOT_LOST.sub(_collapse_dot_lost, s)
     s = _DOSE_PATTERN.sub(_join_pattern, s)
     s = re.sub(r"(\d),(\d{3})(?!\d)", r"\1\2", s)  # 1,000 mg
     s = re.sub(r"\bx(?=\d)", "x ", s, flags=re.I)

@@ -329,6 +329,16 @@ def test_a_unit_misread_after_a_number_is_read_as_the_unit(text, strength, dose_
         ("Tab Pantoprazole 40 mg BD x 2 nonths", "duration_days", 60),
         ("Cap Doxycycline 100 mg BD after f00d", "with_food", "after"),
         ("Tab. Folvite Smgs 1-0-0", "strength", "5 mg"),
+        # a dot of an abbreviation lost, an o left open (read as a c), a count or "a day" misread
+        ("Tab Azee 500 mg b.id 5 days", "times_per_day", 2),
+        ("Cap Vibramycin 100 mg 1 cap td.s. after meals x 5 days", "times_per_day", 3),
+        ("Lisinopril 5mg ti.d. before meals for 1 week", "times_per_day", 3),
+        ("Tab Omnacortil 10 mg twice daily after fcccl", "with_food", "after"),
+        ("Give cne tablet of Lisinopril 10 mg BID", "dose", 1),
+        ("Tab Crocin 650 mg pOUR times a day with a meal", "times_per_day", 4),
+        ("Tab Amlodipine 5 mg half tab three times 2 dzy x 5d", "times_per_day", 3),
+        ("Tab Domperidone 10 mg 1 tab 12 hously for 5 days", "times_per_day", 2),
+        ("Frusemide 40 mg 1 tablet PO nichtly", "times", ["21:00"]),
     ],
 )
 def test_handwriting_slips_in_the_directions_are_read(text, field, value):
