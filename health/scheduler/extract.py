@@ -417,7 +417,7 @@ _DOUBLED_ABBREVIATION = re.compile(r"\b((?:OD|QD|BD|BID|TID|TDS|QID|QDS|HS|QHS)(
 # or "x" where the unit is a bare "d").
 _COUNT_LOOKALIKES = lookalike_digits("|Il]!GbSZ")
 _DURATION_LOOKALIKE = re.compile(
-    r"\b(x|for|[fFtT][a-zA-Z0-9][rR])\s+([|Il\]!GbSZ]|\d+)\s*(?=(?:d|days?|dys|wks?|weeks?|months?|mths?)\b)"
+    r"\b(x|for|[fFtTpP][a-zA-Z0-9][rR])\s+([|Il\]!GbSZ]|\d+)\s*(?=(?:d|days?|dys|wks?|weeks?|months?|mths?)\b)"
 )
 
 
@@ -426,7 +426,7 @@ _TIMES_COUNT = re.compile(r"\b([A-Za-z]{3,5})(\s+times\b)")
 _COUNT_WORDS = ("one", "two", "three", "four", "five", "six")
 # "twice a dzy", "three times 2 doy": after a frequency word, "a" and "day" in any of their slips
 # ("dry" is a word of its own and is left alone).
-_A_DAY = re.compile(r"\b(times?|twice|thrice|once)\s+(?:a|2|e|o)?\s*d(?!r)[a-z0-9]y\b", re.I)
+_A_DAY = re.compile(r"\b(times?|twice|thrice|once)\s+(?:(?:a|2|e|o)[,.]?|-)?\s*d(?!r)[a-z0-9]{1,2}y\b", re.I)
 
 
 def _times_count(match: re.Match) -> str:
@@ -460,7 +460,7 @@ def _fix_numeric_word(match: re.Match) -> str:
 # letter, not itself a word of prescriptions or a medicine's name) is read as it.
 DIRECTION_WORDS = (
     "with after before food meal meals daily days weeks month months tablet tablets capsule capsules "
-    "morning night nightly bedtime twice thrice once hours hourly"
+    "morning night nightly bedtime twice thrice once hours hourly times"
 ).split()
 
 
@@ -484,8 +484,10 @@ def _repair_word(word: str) -> str:
     if glued_rule and word[1:].lower() in load_lexicon().names:
         return word[1:]  # "LGlimepiride": a table's rule read as a letter glued to the name
     lower = word.lower()
-    if "0" in lower and re.fullmatch(r"[a-z0]*[a-z][a-z0]*", lower) and lower.replace("0", "o") in _PAIR_SLIP_TARGETS:
-        return lower.replace("0", "o")  # "f00d", "m0rning": an o read as a zero inside a word
+    if "0" in lower and re.fullmatch(r"[a-z0]*[a-z][a-z0]*", lower):
+        if lower.replace("0", "o") in _PAIR_SLIP_TARGETS:
+            return lower.replace("0", "o")  # "f00d", "m0rning": an o read as a zero inside a word
+        lower = lower.replace("0", "o")  # and another slip besides: "p0Od" is "pood", then food
     if len(lower) < 3 or not lower.isalpha() or lower in NOT_DRUGS or lower in DIRECTION_WORDS:
         return word
     if lower in load_lexicon().names:
@@ -501,9 +503,10 @@ def _repair_word(word: str) -> str:
     if "c" in lower and lower.replace("c", "o") in _OPEN_O_TARGETS:
         return lower.replace("c", "o")  # "fccd", "mcrning", "cne": an o left open reads as a c
     hit = process.extractOne(lower, DIRECTION_WORDS, scorer=OSA.distance, score_cutoff=1)
-    # The first letter must agree, except an m read as an n ("nonths", "neals": its last arch faint);
-    # never the other way, or "might" would become "night".
-    if hit is None or (hit[0][0] != lower[0] and (lower[0], hit[0][0]) != ("n", "m")):
+    # The first letter must agree, except an m read as an n ("nonths", "neals": its last arch faint)
+    # or an f read as a p ("pood": its cross-stroke missed); never the other way, or "might" would
+    # become "night".
+    if hit is None or (hit[0][0] != lower[0] and (lower[0], hit[0][0]) not in (("n", "m"), ("p", "f"))):
         return word
     return hit[0]
 

@@ -339,6 +339,10 @@ def test_a_unit_misread_after_a_number_is_read_as_the_unit(text, strength, dose_
         ("Tab Amlodipine 5 mg half tab three times 2 dzy x 5d", "times_per_day", 3),
         ("Tab Domperidone 10 mg 1 tab 12 hously for 5 days", "times_per_day", 2),
         ("Frusemide 40 mg 1 tablet PO nichtly", "times", ["21:00"]),
+        ("Cap Vibramycin 100 mg 1 cap three tines daily", "times_per_day", 3),
+        ("Ibuprofen 200 mg 1 tablet q12h after p0Od", "with_food", "after"),
+        ("Amoxicillin 125 mg/5 ml 7.5 ml q12h pOR 2 weeks", "duration_days", 14),
+        ("Syp Calpol 120 mg/5 ml 7.5 ml once a dlay x7 days", "times_per_day", 1),
     ],
 )
 def test_handwriting_slips_in_the_directions_are_read(text, field, value):
