@@ -426,7 +426,7 @@ _TIMES_COUNT = re.compile(r"\b([A-Za-z]{3,5})(\s+times\b)")
 _COUNT_WORDS = ("one", "two", "three", "four", "five", "six")
 # "twice a dzy", "three times 2 doy": after a frequency word, "a" and "day" in any of their slips
 # ("dry" is a word of its own and is left alone).
-_A_DAY = re.compile(r"\b(times?|twice|thrice|once)\s+(?:(?:a|2|e|o)[,.]?|-)?\s*d(?!r)[a-z0-9]{1,2}y\b", re.I)
+_A_DAY = re.compile(r"\b(times?|twice|thrice|once)\s+(?:[a-z0-9][,.]?|-)?\s*d(?!r)[a-z0-9]{1,2}y\b", re.I)
 
 
 def _times_count(match: re.Match) -> str:
@@ -549,6 +549,8 @@ def _collapse_dotted(match: re.Match) -> str:
 def _collapse_dot_lost(match: re.Match) -> str:
     # Only the three-letter frequencies: "b.id" is bid, while "a.m" or "p.c" are read by _DOTTED.
     collapsed = re.sub(r"[.\s]", "", match.group(1)).lower()
+    if collapsed[:1] == "g" and "q" + collapsed[1:] in FREQUENCY_ABBREVIATIONS:
+        collapsed = "q" + collapsed[1:]  # "G.i.d.": a q whose tail curled is read as a G
     if collapsed not in FREQUENCY_ABBREVIATIONS:
         return match.group(0)
     return f" {collapsed} "
@@ -584,10 +586,9 @@ def normalise(text: str) -> str:
     # A count glued to "d" is days ("15d" in a table's days column, "x 5d"); a lone "1d" is left alone.
     s = re.sub(r"(?<![\w./-])([2-9]|[1-9]\d{1,2})d\b", r"\1 days", s)
     s = _DOUBLED_ABBREVIATION.sub(lambda m: m.group(1), s)  # "QDD", "BIDD": the last stroke read twice
-    s = _TIMES_COUNT.sub(_times_count, s)
-    s = _A_DAY.sub(lambda m: f"{m.group(1)} a day", s)
     s = _DURATION_LOOKALIKE.sub(_duration_count, s)
     s = re.sub(r"\b9(4|6|8|12)\s*h\b", r"q\1h", s)  # "98h": a q read as a 9 ("96 hours" is no direction)
+    s = re.sub(r"\b([qQ])[lI|]([2-9])\s*([hH])\b", r"\g<1>1\2\3", s)  # "ql2h": a 1 read as an l
     s = re.sub(r"\b([BTQbtq])[1lI|]([Dd])\b", r"\1I\2", s)
     # A 1 read as "l", "I" or a bracket: before the form after a word ("TAKE ) CAPSULE"; at a line's start
     # a bracket may close a list number, and the dose is left for the patient), or as a dose pattern's
@@ -595,8 +596,12 @@ def normalise(text: str) -> str:
     s = re.sub(r"(?:\b[lI]|(?<=\w\s)[)\]])(?=\s+(?i:tabs?|tablets?|caps?|capsules?)\b)", "1", s)
     s = re.sub(r"(?<![\d(\[-])(?<![(\[]\s)([0-4]\s*-\s*[0-4]\s*-\s*)[)\]](?=\s|$)", r"\g<1>1", s)
     s = re.sub(r"(?<!\S)[I|\[(](ac|pc|cc|od|bd|tds|tid|qid|hs|sos)\b", r"\1", s)  # a table's rule read before it
+    s = _TIMES_COUNT.sub(_times_count, s)  # before "HOUR" can be read as "hours"
     words = _repair_units(s.split())
     s = " ".join(_fix_numeric_word(m) if (m := _NUMERIC_WORD.fullmatch(w)) else _repair_word(w) for w in words)
+    # after the words' own slips are read: "three tines 6 doy" is "three times a day"
+    s = _TIMES_COUNT.sub(_times_count, s)
+    s = _A_DAY.sub(lambda m: f"{m.group(1)} a day", s)
     s = _CLOCK.sub(lambda m: f" {int(m.group(1))}:{m.group(2)} {m.group(3).lower()}m ", s)
     s = _HOUR_AMPM.sub(lambda m: f" {int(m.group(1))} {m.group(2).lower()}m ", s)
     s = _EVERY_HOURS.sub(lambda m: f" q{int(m.group(1) or m.group(2))}h ", s)
