@@ -345,7 +345,7 @@ def test_a_unit_misread_after_a_number_is_read_as_the_unit(text, strength, dose_
         ("Syp Calpol 120 mg/5 ml 7.5 ml once a dlay x7 days", "times_per_day", 1),
         ("Syp Delsym 10 mg/5 ml 2.5 ml by mouth ql2h x 7 days", "times_per_day", 2),
         ("Tab Telmisartan 20 mg G.i.d. for 7 days", "times_per_day", 4),
-        ("Tab Clinestar 2 mcg thre tines 6 doy after food", "times_per_day", 3),
+        ("Tab Glimepiride 2 mg thre tines 6 doy after food", "times_per_day", 3),
         ("Tab Brufen 400 mg 1 tab HOUR times a, day", "times_per_day", 4),
     ],
 )
