@@ -409,7 +409,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:\w+\s+){0,2}(?:breathe|breath|breathing|get (?:any )?air)\b"
             r"(?!\s+(?:through|out of) (?:my|his|her|the) nose)"
         ),
-        _r(r"\b(?:not|isn't|aren't|stopped|stop|no longer|without)\s+breathing\b"),
+        _r(
+            r"\b(?:not|isn't|aren't|stopped|stop|no longer|without)\s+breathing\b"
+            # "she is not breathe": the verb's form lost, as a learner of English types it
+            r"|(?:\bis|\bare|\bam|'s|'re|'m)\s+not\s+breathe?\b(?!\s+(?:through|out of|in through))"
+        ),
         _r(
             r"\b(?:gasping|fighting)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
             r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\b(?:turning|going) (?:blue|purple)\b"
@@ -466,6 +470,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(r"\b(?:can't|unable to) (?:move|lift|feel) (?:my|his|her|their) (?:left|right) (?:arm|leg|side|hand)\b"),
         _r(rf"\b(?:weak|weakness|numb|numbness|paraly[sz]ed|dead)\b{_S}{{0,12}}\b(?:on|of|down) one side\b"),
         _r(r"\bone[- ]sided (?:weakness|numbness|paralysis)\b|\bhalf (?:of )?(?:my|his|her) (?:face|body)\b"),
+        # "his face has gone weird on one side"
+        _r(
+            rf"\b(?:face|mouth|smile)\b{_S}{{0,25}}\b(?:weird|odd|funny|strange|wrong|droop\w*|dropped|lopsided|"
+            r"crooked|twisted|numb|slack)\s+(?:down\s+|on\s+)?(?:one side|the (?:left|right)(?: side)?)\b"
+        ),
         # "one arm has gone weak", "his leg went numb": a limb of one side, suddenly
         _r(
             r"\bone (?:arm|leg|hand|side)\s+(?:has\s+|have\s+|is\s+|just\s+)?(?:gone|went|going|is|suddenly|feels)\s+"
@@ -562,10 +571,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"|\bso much (?:bleeding|blood)\b"
         ),
         _r(
-            r"\b(?:heavy|heavily|severe|severely|lots of|a lot of|badly|profuse|profusely|uncontrolled|"
+            r"\b(?:heavy|heavily|severe|severely|lots of|a lot of|lot of|badly|profuse|profusely|uncontrolled|"
             r"uncontrollable|massive|pouring|gushing|spurting)\s+(?:bleeding|blood)\b"
         ),
         _r(r"\bbleeding\s+(?:heavily|badly|a lot|profusely|everywhere|non-?stop|so much|out)\b|\bblood everywhere\b"),
+        # "it's pouring with blood", "streaming blood"
+        _r(r"\b(?:pouring|gushing|streaming|spurting|pumping)\s+(?:with\s+|out\s+)?blood\b"),
         _r(r"\b(?:vomiting|throwing up|coughing up|coughing|puking)\s+(?:up\s+)?blood\b"),
         # "she's been sick with blood in it", "vomit full of blood"
         _r(
@@ -649,6 +660,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"severe(?:ly)? burn(?:ed|t|s)?|struck by lightning|"
             r"head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
             r"bike|motorbike|train|vehicle)|car (?:crash|accident)|road accident)\b"
+        ),
+        # a wound down to the bone, a bone through the skin
+        _r(
+            rf"\b(?:cut|gash|wound|deep|split|ripped|torn|sliced)\b{_S}{{0,40}}"
+            r"\b(?:can see|see|seeing|showing|exposed)\b[^.!?;]{0,12}\bbones?\b"
+            r"|\bbones?\s+(?:is\s+|are\s+)?(?:sticking|poking|showing|coming)\s+(?:out|through)\b"
         ),
         # "there's been an accident, my dad is badly hurt"
         _r(
@@ -739,6 +756,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # the tongue or lips (a swollen face alone is mumps as often as an allergy)
         _r(rf"\b(?:tongue|lips?)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up)\b"),
         _r(r"\b(?:severe|bad|serious)\s+allergic reaction\b|\ballergic reaction\b.*\b(?:breath|throat|swell)"),
+        # "a really bad reaction to penicillin, his face is huge"
+        _r(
+            rf"\b(?:allergic\s+)?reaction\s+to\b{_S}{{0,50}}\b(?:face|lips?|tongue|throat|eyes)\s+(?:is|are|has|have|"
+            r"looks?|went|gone)?\s*(?:\w+\s+)?(?:huge|swollen|swelling|puffed up|puffing up|blown up|massive|closing)\b"
+        ),
     ],
 }
 
@@ -836,7 +858,8 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             rf"\b(?:hit|banged|bumped|knocked|hurt)\s+(?:his|her|my|their|the)\s+head\b{_S}{{0,60}}"
             r"(?<!no )(?<!not )(?<!without )(?<!isn't )"
             r"\b(?:not making sense|confused|drowsy|(?:very |really |so )?sleepy|being sick|vomiting|throwing up|"
-            r"bleeding|knocked out|won't wake|can't wake)\b"
+            r"bleeding|knocked out|won't wake|can't wake|seeing double|double vision|"
+            r"vision is (?:double|blurry|blurred)|can't see (?:properly|straight|clearly))\b"
         ),
         # a fall and then legs or arms that will not move: a spine hurt ("a bad fall and mum can't move her legs")
         _r(
@@ -1007,7 +1030,7 @@ _PAST = re.compile(
     # minutes or hours ago is still now: "I took 30 paracetamol an hour ago"
     r"\b(?:(?<!minutes )(?<!minute )(?<!mins )(?<!min )(?<!hours )(?<!hour )(?<!hrs )(?<!hr )ago|"
     r"previously|in the past|a while back|history of|used to|once had|years back|survivor|"
-    r"died|passed away|when i was|as a (?:child|kid|baby)|"
+    r"died|passed away|when i was|as a (?:child|kid|baby)|since (?:birth|i was born|childhood)|"
     r"(?<!since )(?<!from )yesterday|(?<!since )(?<!from )last (?:night|week|month|year|time|summer|winter|spring|"
     r"autumn|fall|weekend|\w+day)|the other day|in (?:19|20)\d\d|(?:after|since) (?:my|his|her|their) "
     r"(?:stroke|heart attack|seizure|overdose)|"
@@ -1090,12 +1113,22 @@ _TYPED_BY_THEM = re.compile(r"\bi(?:'ve| have| had| keep)?(?: just| nearly| almo
 
 
 def _found(
-    patterns: list[re.Pattern[str]], clauses: list[str], *, request: bool = False, awake: bool = False
+    patterns: list[re.Pattern[str]],
+    clauses: list[str],
+    *,
+    request: bool = False,
+    awake: bool = False,
+    one_time: bool = False,
 ) -> str | None:
+    """The first match of ``patterns`` said now in ``clauses``. ``one_time``: two halves read across
+    clauses are of one time, so a time in the past between them parts them ("he hit his head last
+    year and now has double vision")."""
     for clause in clauses:
         for pattern in patterns:
             for match in pattern.finditer(clause):
                 if awake and _TYPED_BY_THEM.search(clause[: match.start()]):
+                    continue
+                if one_time and _PAST.search(match.group(0)):
                     continue
                 if _now(clause, match.start(), match.end(), request=request):
                     return match.group(0)
@@ -1158,7 +1191,7 @@ def emergency(text: str) -> Emergency | None:
             return Emergency(kind, found)
     sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
     for kind, patterns in ACROSS_CLAUSES.items():
-        found = _found(patterns, sentences)
+        found = _found(patterns, sentences, one_time=True)
         if found:
             return Emergency(kind, found)
     return None

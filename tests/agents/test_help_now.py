@@ -305,6 +305,14 @@ EMERGENCIES = [
     "My 80 year old father is breathing very strangely and won't answer me",
     "please my husband is diabetic and he's sweating and not making sense",
     "my wife is 35 weeks pregnant and has a terrible headache and blurry vision",
+    # a nineteenth batch, as learners of English and relatives type (12 of 20 caught before its rules)
+    "please come my wife she is not breathe",
+    "grandma fell in bathroom lot of blood from head",
+    "help I've cut my hand very deep and can see the bone",
+    "my uncle's face has gone weird on one side and he's talking rubbish",
+    "my partner is having a really bad reaction to penicillin his face is huge",
+    "i fell and hit my head on the concrete and now my vision is double",
+    "our dog bit my son's face and it's pouring with blood",
 ]
 
 NOT_EMERGENCIES = [
@@ -327,6 +335,13 @@ NOT_EMERGENCIES = [
     "my mum is diabetic and I'm confused about what she should eat",
     "she's breathing strangely at night, should we see a doctor",
     "my son is breathing weird and won't answer the phone",
+    "I'm not breathing through my nose well since the cold",
+    "the x-ray showed a bone spur in my heel",
+    "I can see the bone in my foot is a bit crooked on the scan",
+    "I had a reaction to penicillin as a child, is amoxicillin ok",
+    "he hit his head last year and now has double vision sometimes, which doctor",
+    "my smile looks crooked on one side in photos since birth",
+    "can't stop shaking and my sugar is 2.5",  # a hypo the patient treats: sugar first, no ambulance
     "the worst headache ever was last year, now I just want a check-up",
     "how do I add my emergency contacts?",
     "don't notify my emergency contacts about this",

@@ -3,12 +3,14 @@ countdown, pressing again and seeing the messages sent; soft SOS banners."""
 
 from __future__ import annotations
 
+import time
 from unittest import mock
 
 import pytest
 from playwright.sync_api import expect
 from twilio.http.http_client import TwilioHttpClient
 
+from agents.models import Conversation
 from health.models import Alert, Notification, OutboundMessage
 from tests.browser.conftest import screenshot, sign_in
 from tests.factories import AlertFactory, AmbulanceFactory, EmergencyContactFactory
@@ -39,10 +41,17 @@ def press_and_send(page, settings) -> None:
     expect(page.get_by_text("Your SOS is active.")).to_be_visible()
 
 
-def assistant_closing_text(user) -> str:
+def assistant_closing_text(user, timeout: float = 20.0) -> str:
+    """The SOS conversation's last notification, once the conversation has ended: the page shows each
+    message's state as the outbox records it, which can come before the flow writes its closing words."""
     sent = Alert.objects.get(user=user, kind=Alert.Kind.HARD, state=Alert.State.OPEN)
     start = sent.events.get(kind="agent_conversation", data__conversation_kind="hard_sos_start")
-    return Notification.objects.filter(user=user, data__conversation=start.data["conversation"]).latest("id").body
+    conversation = start.data["conversation"]
+    deadline = time.monotonic() + timeout
+    ended = (Conversation.Status.COMPLETED, Conversation.Status.FAILED)
+    while Conversation.objects.get(pk=conversation).status not in ended and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return Notification.objects.filter(user=user, data__conversation=conversation).latest("id").body
 
 
 def test_sos_can_be_cancelled_in_the_countdown_then_sent_and_ended_saying_why(
