@@ -167,14 +167,6 @@ def _own(ctx: ToolContext, dose_id: str) -> TodaysDose:
     return TodaysDose(event.reminder.medication, event.due_at.astimezone(tz), event, status_of(event, tz))
 
 
-def _owed(ctx: ToolContext, reminder_id: str) -> TodaysDose:
-    """Today's dose of the user's own reminder ``reminder_id`` that has no record yet; NotFound otherwise."""
-    for dose in todays_doses(ctx.user, ctx.now(), ctx.tz):
-        if dose.event is None and dose.reminder is not None and str(dose.reminder.pk) == str(reminder_id).strip():
-            return dose
-    raise NotFound(f"The user has no dose of reminder {reminder_id!r} left to record today.")
-
-
 def _current(ctx: ToolContext, dose_id: str, reminder_id: str) -> TodaysDose:
     """The dose as the records hold it now (it may have been reminded, or marked on the page, meanwhile)."""
     if dose_id:
@@ -219,12 +211,8 @@ def mark_dose_taken(ctx: ToolContext, user_id: str, dose_id: str = "", reminder_
     ctx.check_user(user_id)
     if not str(dose_id).strip() and not str(reminder_id).strip():
         raise InvalidArguments("Give the dose's dose_id, or for a dose later today its reminder_id.")
-    # On resume the dose may have its record by now (the dispatcher made it): found either way.
-    dose = (
-        _current(ctx, str(dose_id).strip(), reminder_id)
-        if resuming(ctx)
-        else (_own(ctx, dose_id) if str(dose_id).strip() else _owed(ctx, reminder_id))
-    )
+    # A dose named by its reminder may have its record by now (the dispatcher made it): found either way.
+    dose = _current(ctx, str(dose_id).strip(), reminder_id)
     early = " now, before its reminder" if dose.event is None and dose.status == UPCOMING else ""
     question = f"Mark your {dose.time} {dose.medication} dose as taken{early}? Reply yes to mark it, or no."
     problem = _problem(ctx, dose)
