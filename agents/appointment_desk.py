@@ -187,7 +187,7 @@ _HAS = re.compile(
     r"|\bwhen\s+(?:do|am|should|must)\s+i\s+(?:go|going|come|coming)\s+back\s+(?:to|in)\b"
     # "everything I have coming up with doctors", "what have I got on with the doctors this week",
     # "I think I have something with a doctor next week"
-    r"|\b(?:everything|anything|what)\s+(?:i|we)\s+(?:have|'ve got|got|have got)\s+coming up\b"
+    r"|\b(?:everything|anything|what)\s+(?:i|we)(?:\s+have|'ve got|'ve|\s+got|\s+have got)\s+coming up\b"
     r"|\bwhat\s+(?:have\s+i|do\s+i\s+have|i've)\s+(?:got\s+)?on\s+(?:with|at)\s+(?:the\s+)?"
     r"(?:doctors?|docs?|clinic|hospital|gp|surgery)\b"
     r"|\bi\s+(?:have|'ve got|got)\s+(?:something|an?\s+\w+)\s+(?:on\s+)?(?:with|at)\s+(?:a|the|my)\s+"
@@ -212,6 +212,9 @@ _BARE_LIST = re.compile(
     rf"|^\W*(?:show|list)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:upcoming\s+)?{_APPOINTMENT}\W*(?:please|pls|thanks)?\W*$"
     # "any appointments tomorrow?" (a day, not a kind of specialist: "any dermatologist appointments free" books)
     rf"|^\W*any\s+{_APPOINTMENT}\s*(?:(?:on\s+|this\s+|next\s+)?(?:{_DAYS}|week|today|tomorrow))?\W*$"
+    # "my schedule with the doctors please"
+    r"|^\W*(?:(?:show|tell)\s+(?:me\s+)?)?my\s+(?:schedule|calendar|diary|plans?)\s+(?:with|at|for)\s+(?:the\s+)?"
+    r"(?:doctors?|docs?|clinic|hospital|gp|specialists?)\W*(?:please|pls|thanks)?\W*$"
     # "appointments?", "bookings please" (the plural: "appointment" alone may ask for a new one)
     r"|^\W*(?:appointments|appts|bookings)\W*(?:please|pls)?\W*$",
     re.I,

@@ -133,6 +133,9 @@ READS = [
     ("the appointment you booked is too early, I can't get there by 8", desk.RESCHEDULE),
     # a tenth round (first read: list 11 of 15, cancel 4 of 5)
     ("tell me my schedule with the doctors", desk.LIST),
+    # a list round written later (28 of 30 read on first reading)
+    ("my schedule with doctors please", desk.LIST),
+    ("could you list everything I've got coming up", desk.LIST),
     ("i cant remember if i booked the dermatologist", desk.LIST),
     ("when do i go back to the gp", desk.LIST),
     ("what do I have booked after christmas", desk.LIST),
