@@ -613,9 +613,13 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # "took too many", "swallowed too much"; with other verbs and a whole or all of something, only
         # of medicines ("took her whole month of pills"; not "I ate too much", "I had my whole day ruined")
         _r(rf"\b(?:took|taken|swallowed)\b{_S}{{0,20}}\b(?:too many|too much)\b"),
+        # (not a question about the day's doses: "have I taken all my pills today?", nor "all my tablets
+        # for today", which are the medicines desk's)
         _r(
+            r"(?<!have i )(?<!has he )(?<!has she )(?<!have we )(?<!have they )(?<!did i )"
             rf"\b(?:took|taken|swallowed|ate|eaten|drank|drunk|had)\b{_S}{{0,20}}\b(?:too many|too much|"
             rf"(?:a|the|my|his|her|their) (?:whole|entire)|all (?:my|his|her|the))\b{_S}{{0,25}}\b{_DOSES}\b"
+            r"(?!\s+(?:for (?:today|the day|this morning|this evening|tonight)|yet)\b)"
         ),
         _r(
             rf"\b(?:swallowed|drank|drunk|ate|eaten|took|taken)\b{_S}{{0,20}}\b(?:bleach|poison|detergent|pesticide|"

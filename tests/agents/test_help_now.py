@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from agents import appointment_desk, courtesy
+from agents import appointment_desk, courtesy, medicine_desk
 from agents.help_now import SOS_PAGE, emergency
 from agents.llm.scripted import ScriptedBackend
 from agents.models import Conversation
@@ -342,6 +342,10 @@ NOT_EMERGENCIES = [
     "he hit his head last year and now has double vision sometimes, which doctor",
     "my smile looks crooked on one side in photos since birth",
     "can't stop shaking and my sugar is 2.5",  # a hypo the patient treats: sugar first, no ambulance
+    # the day's doses asked about, or done (the medicines desk's), not an overdose
+    "have I taken all my pills today",
+    "has he taken all his tablets yet",
+    "I have taken all my pills for today",
     "the worst headache ever was last year, now I just want a check-up",
     "how do I add my emergency contacts?",
     "don't notify my emergency contacts about this",
@@ -604,11 +608,16 @@ def test_a_message_that_is_no_emergency_goes_to_the_model(alice, text):
 
     conversation = start_chat(alice, text, backend=backend)
 
-    # Past the help-now guard: the model, or for a question about the patient's own appointments
-    # the appointments desk (which answers from the records without it), for a courtesy said
-    # alone ("help") the courtesy answer, and for "I don't need an ambulance" the SOS cancel's "no
-    # SOS is under way".
-    answered = appointment_desk.read(text) or courtesy.courtesy(text) or asks_to_cancel(text, just_started=False)
+    # Past the help-now guard: the model, or for a question about the patient's own appointments or
+    # medicines the appointments or medicines desk (which answer from the records without it), for a
+    # courtesy said alone ("help") the courtesy answer, and for "I don't need an ambulance" the SOS
+    # cancel's "no SOS is under way".
+    answered = (
+        appointment_desk.read(text)
+        or medicine_desk.read(text)
+        or courtesy.courtesy(text)
+        or asks_to_cancel(text, just_started=False)
+    )
     assert len(backend.calls) == (0 if answered else 1)
     assert conversation.status == Conversation.Status.COMPLETED
     assert hard_sos(alice) == []
