@@ -574,7 +574,15 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:heavy|heavily|severe|severely|lots of|a lot of|lot of|badly|profuse|profusely|uncontrolled|"
             r"uncontrollable|massive|pouring|gushing|spurting)\s+(?:bleeding|blood)\b"
         ),
-        _r(r"\bbleeding\s+(?:heavily|badly|a lot|profusely|everywhere|non-?stop|so much|out)\b|\bblood everywhere\b"),
+        _r(
+            r"\bbleeding\s+(?:heavily|badly|a lot|profusely|everywhere|non-?stop|so much|very much|too much|out)\b"
+            r"|\bblood everywhere\b"
+        ),
+        # "blood is coming from my mouth a lot"
+        _r(
+            r"\bblood\s+(?:is\s+)?(?:coming|pouring|gushing|running)\s+(?:out\s+)?(?:of|from)\s+(?:my|his|her|their|the)\s+"
+            r"\w+\s+(?:a lot|so much|very much|heavily|badly|everywhere|non-?stop)\b"
+        ),
         # "it's pouring with blood", "streaming blood"
         _r(r"\b(?:pouring|gushing|streaming|spurting|pumping)\s+(?:with\s+|out\s+)?blood\b"),
         _r(r"\b(?:vomiting|throwing up|coughing up|coughing|puking)\s+(?:up\s+)?blood\b"),
@@ -622,14 +630,16 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?!\s+(?:for (?:today|the day|this morning|this evening|tonight)|yet)\b)"
         ),
         _r(
-            rf"\b(?:swallowed|drank|drunk|ate|eaten|took|taken)\b{_S}{{0,20}}\b(?:bleach|poison|detergent|pesticide|"
+            rf"\b(?:swallowed|swallow|swallowing|drank|drunk|drink|drinks|drinking|ate|eaten|eat|eats|eating|took|taken)\b"
+            rf"{_S}{{0,20}}\b(?:bleach|poison|detergent|pesticide|"
             r"insecticide|antifreeze|kerosene|weed ?killer|battery|batteries|cleaning (?:liquid|fluid|product))\b"
         ),
         _r(r"(?<!food )\bpoison(?:ed|ing)?\b|\bcarbon monoxide\b"),
         # a number or a heap of them: "took 20 of my blood pressure tablets", "swallowed a lot of pills";
         # not "I had 20 minutes of pain", "I've had lots of itching"
         _r(
-            r"\b(?:took|taken|swallowed|ate|had)\s+(?:[1-9]\d+|a handful of|handfuls of|loads of|lots of|a lot of|"
+            r"\b(?:took|taken|swallowed|ate|had)\s+(?:[1-9]\d+|many|so many|several|a handful of|handfuls of|loads of|"
+            r"lots of|a lot of|"
             rf"a bunch of|all of)\s+(?:(?:my|his|her|their|the|them|these|those|of)\s+)*(?:\w+\s+){{0,2}}?{_DOSES}\b"
         ),
         # "swallowed a bottle of pills", "took a whole pack of paracetamol tablets"; not "a bottle of water"
@@ -658,7 +668,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         _r(
             r"\b(?:stabbed|been shot|got shot|gunshot|electrocuted|drowning|drowned|snake ?bite|"
-            r"(?:bitten|bit) by a snake|"
+            r"(?:bitten|bit) by (?:a |the )?snake|"
             r"badly burn(?:ed|t)|burn(?:ed|t) "
             r"(?:(?:my ?self|him ?self|her ?self|them|him|her|(?:my|his|her|their) \w+) )?(?:really |very |so )?badly|"
             r"severe(?:ly)? burn(?:ed|t|s)?|struck by lightning|"
@@ -693,6 +703,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\bsmoke inhalation\b|\b(?:inhaled|breathed in|breathing in|swallowed)\s+(?:a lot of\s+|lots of\s+|"
             r"too much\s+|some\s+)?smoke\b|\b(?:house|flat|home|kitchen|building|room|apartment)\s+(?:is\s+)?on fire\b"
             r"|\bthere's a fire\b(?!\s+(?:alarm|drill|door|exit|extinguisher|safety|escape|risk))"
+            r"|\bfire in (?:my|the|our|his|her|their) (?:house|home|flat|kitchen|building|apartment|room)\b"
             # smoke filling the place, with someone coughing or short of breath in it
             rf"|\b(?:smoke everywhere|(?:full of|filled with|thick|black) smoke)\b{_S}{{0,50}}"
             r"\b(?:cough\w*|wheez\w*|breath\w*|choking|unconscious|passed out|collapsed|trapped)\b"
@@ -720,7 +731,9 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\bbaby\s+(?:coming|crowning)\s+(?:now|out|right now|fast)\b"
             r"|\b(?:the\s+)?baby(?:'?s| is)\s+(?:coming(?!\s+(?:in|next|soon|along|to|over|home|round|with|back|for|"
             r"on|at|this|early|late))|crowning|coming out)\b"
-            r"|\b(?:i'm|she's|is|am)\s+giving birth\b(?!\s+(?:in|next|soon))"
+            r"|\b(?:i'm|she's|is|am)\s+giving birth\b(?!\s+(?:next|soon|in\s+(?:\d|a\b|an\b|one|two|three|four|five|"
+            r"six|few|several|\w+ (?:weeks?|months?|days?)|january|february|march|april|may|june|july|august|september|"
+            r"october|november|december|spring|summer|autumn|fall|winter)))"
             r"|\bcord\s+(?:is\s+)?(?:out|showing|coming out)\b"
         ),
     ],
@@ -854,6 +867,13 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:elephant|weight|something heavy|a ton of bricks|someone)\s+(?:is\s+)?(?:sitting|standing|pressing|"
             r"crushing|squeezing)\s+(?:on\s+)?(?:my|his|her|their)\s+chest\b"
+        ),
+    ],
+    # fainted, then shaking all over: a seizure ("my wife faint and now she is shaking all body")
+    "seizure": [
+        _r(
+            rf"\b(?:faint\w*|passed out|collapsed|fell down)\b{_S}{{0,40}}\b(?:shaking|jerking|twitching)\s+"
+            r"(?:all over|all (?:her|his|their|the) body|all body|(?:her|his|the) whole body|uncontrollably)\b"
         ),
     ],
     # a blow to the head and then confusion, drowsiness, vomiting, bleeding
@@ -1061,7 +1081,7 @@ _GENERAL = re.compile(
 )
 # Lasting or occasional: a booking, not an SOS ("chest pain when I climb stairs").
 _LASTING = re.compile(
-    r"\b(?:sometimes|often|occasionally|usually|at times|"
+    r"\b(?:sometimes|often|occasionally|usually|at times|over the (?:years|months|weeks)|for years|"
     r"every (?:now and then|so often|morning|night|day|time|week|month|year|spring|summer|autumn|fall|winter)|"
     r"for (?:the (?:last|past) )?(?:a few |a couple of |several |some |many |\d+ |one |two |three |four |five |six )?"
     r"(?:weeks?|months?|years?)|for (?:a|an|one) (?:week|month|year)|"

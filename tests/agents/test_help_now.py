@@ -313,6 +313,15 @@ EMERGENCIES = [
     "my partner is having a really bad reaction to penicillin his face is huge",
     "i fell and hit my head on the concrete and now my vision is double",
     "our dog bit my son's face and it's pouring with blood",
+    # a twentieth batch, as learners of English type (12 of 20 caught before its rules)
+    "my son drink the cleaning liquid",
+    "my wife faint and now she is shaking all body",
+    "blood is coming from my mouth a lot",
+    "my daughter took many tablets of her grandmother",
+    "please help fire in my house and my children inside",
+    "my father fell from the bike and his head is bleeding very much",
+    "the woman is giving birth in the car",
+    "i was bitten by snake in the field",
 ]
 
 NOT_EMERGENCIES = [
@@ -346,6 +355,13 @@ NOT_EMERGENCIES = [
     "have I taken all my pills today",
     "has he taken all his tablets yet",
     "I have taken all my pills for today",
+    "I'm giving birth in March, which hospital should I book",
+    "she is giving birth in a few weeks and wants a check-up",
+    "my son drinks a lot of cola, is that bad",
+    "I took many tablets over the years for my back pain",
+    "I fainted last week and was shaking all over, I want to see a neurologist",
+    "blood is coming from my nose a little when I blow it",
+    "I was bitten by a snake as a child",
     "the worst headache ever was last year, now I just want a check-up",
     "how do I add my emergency contacts?",
     "don't notify my emergency contacts about this",
