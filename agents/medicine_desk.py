@@ -717,7 +717,7 @@ def _nothing_to_mark(runner: Runtime, meant: list[TodaysDose], doses: list[Today
     context = {
         "taken": [d.describe() for d in meant if d.event is not None],
         "later": [d.describe() for d in meant if d.status == UPCOMING],
-        "early_minutes": int(ahead.early_window().total_seconds() // 60),
+        "early_minutes": ahead.early_minutes(),
         "unrecorded": [d.describe() for d in meant if d.status == NOT_RECORDED],
         "listing": _listing(runner, doses),
     }

@@ -47,7 +47,7 @@ def medications(request: HttpRequest) -> HttpResponse:
         "time_zone": tz,
         "doses": doses,
         "later": ahead.upcoming(request.user, timezone.now(), tz),
-        "early_minutes": int(ahead.early_window().total_seconds() // 60),
+        "early_minutes": ahead.early_minutes(),
         "snooze_choices": DoseEvent.SNOOZE_MINUTES,
         "current": [m for m in mine if m.active and (m.end_date is None or m.end_date >= today)],
         "finished": [m for m in mine if not (m.active and (m.end_date is None or m.end_date >= today))],

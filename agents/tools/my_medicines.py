@@ -183,7 +183,7 @@ def _problem(ctx: ToolContext, dose: TodaysDose) -> str:
     if dose.event is None:
         if dose.markable:
             return ""
-        minutes = int(ahead.early_window().total_seconds() // 60)
+        minutes = ahead.early_minutes()
         return f"it is due at {dose.time}; a dose can be marked taken up to {minutes} minutes before its time."
     if not dose.markable:
         return f"this dose is {dose.status} already."

@@ -21,8 +21,13 @@ from health.models.appointments import patient_zone
 from health.scheduler.dispatch import local_due_time
 
 
+def early_minutes() -> int:
+    """How many minutes before its time a dose can be recorded as taken (``DOSE_EARLY_MINUTES``)."""
+    return int(getattr(settings, "DOSE_EARLY_MINUTES", 120))
+
+
 def early_window() -> dt.timedelta:
-    return dt.timedelta(minutes=getattr(settings, "DOSE_EARLY_MINUTES", 120))
+    return dt.timedelta(minutes=early_minutes())
 
 
 def current_medications(user, today: dt.date) -> list[Medication]:
@@ -81,7 +86,7 @@ def take_early(user, reminder_id: int, now: dt.datetime) -> DoseEvent:
         if dose.reminder.pk != reminder_id:
             continue
         if not dose.early:
-            minutes = int(early_window().total_seconds() // 60)
+            minutes = early_minutes()
             raise InvalidTransition(
                 f"{dose.medication} is due at {dose.due_at.astimezone(zone):%H:%M}: a dose can be recorded as "
                 f"taken up to {minutes} minutes before its time."
