@@ -195,6 +195,10 @@ _HAS = re.compile(
     # "is anything booked for my dad", "what's in my calendar"
     r"|\b(?:is|are)\s+(?:there\s+)?(?:anything|something|any\s+\w+)\s+(?:booked|scheduled|arranged|planned|set up)\b"
     r"|\b(?:in|on)\s+my\s+(?:calendar|diary)\b"
+    # "what's on my schedule medically", "my medical calendar"
+    r"|\bmy\s+(?:schedule|calendar|diary)\s+(?:medically|health[- ]wise|"
+    r"for (?:my )?(?:health|doctors?|appointments?))\b"
+    r"|\bmy\s+(?:medical|health|doctors?'?|hospital|clinic)\s+(?:schedule|calendar|diary)\b"
     # "do I have anything on monday with the doctor", "where do I need to go tomorrow", "who am I seeing next"
     rf"|\b(?:do|have)\s+i\s+(?:got\s+|have\s+)?(?:something|anything)\s+(?:on\s+{_DAYS}|with\s+(?:the|a|my|dr))\b"
     r"|\bwhere\s+(?:do|should|must)\s+i\s+(?:need to\s+|have to\s+)?(?:go|be)\b(?!\s+(?:for|to get))"
@@ -202,7 +206,13 @@ _HAS = re.compile(
     r"|\b(?:do|have)\s+i\s+(?:have|got|need)\s+to\s+go\s+to\s+(?:the\s+)?(?:hospital|clinic|doctor'?s|surgery)\b"
     r"|\b(?:have i got|do i have|am i seeing)\s+(?:the|my)\s+\w+(?:ist|ian|doctor)\b"
     r"|\b(?:what time|when)\s+(?:do|should|must)\s+i\s+(?:have to |need to )?(?:be|arrive|get)\s+(?:at|to)\s+"
-    r"(?:the\s+)?(?:clinic|hospital|surgery|practice|doctor'?s)\b",
+    r"(?:the\s+)?(?:[\w-]+\s+)?(?:clinic|hospital|surgery|practice|doctor'?s)\b"
+    # "did I book a gp for monday", "have you booked me with the ENT yet", "did the psychiatrist appointment go through"
+    r"|\b(?:did|have|has)\s+(?:i|we|you|they)\s+(?:already\s+)?(?:book|booked|make|made|schedule|scheduled|arrange|arranged)\b"
+    r"|\b(?:if|whether)\s+i\s+(?:have|'ve got|got|have got)\s+(?:something|anything)\s+(?:on|with|at)\s+"
+    rf"|\bhow\s+(?:far\s+(?:away|off)|soon)\s+is\s+(?:my|the)\s+(?:[\w-]+\s+){{0,2}}?{_APPOINTMENT}\b"
+    r"|\bin\s+my\s+(?:schedule|agenda)\b"
+    r"|\bwhen\s+(?:will|do|am|shall)\s+i\s+(?:be\s+)?(?:next\s+)?(?:see|seeing|meet|meeting)\s+(?:the|my|dr)\b",
     re.I,
 )
 # "my appointments", "upcoming appointments please": the list asked for without a question.
@@ -354,7 +364,7 @@ _QUESTION = re.compile(
     r"can you (?:show|tell|check|list|remind|read)|could you (?:show|tell|check|list|remind|read)|any|read)\b"
     r"|\b(?:show|list|tell|read)\s+me\b|\bread\s+out\b|\bremind me (?:of|about|when)\b"
     # "how long until my appointment", "I've got one soon haven't I"
-    r"|\bhow\s+(?:long|many days|soon)\b|\b(?:haven't|don't|didn't|isn't|aren't)\s+(?:i|it|we|they)\W*$"
+    r"|\bhow\s+(?:long|many days|soon|far)\b|\b(?:haven't|don't|didn't|isn't|aren't)\s+(?:i|it|we|they)\W*$"
     # "please confirm my appointment time for monday"
     r"|\bconfirm\s+(?:my|the|when|what|if|whether)\b"
     r"|\b(?:can|could|may)\s+i\s+(?:see|have|get)\s+(?:a\s+list\s+of\s+)?(?:all\s+)?(?:my|the)\b",

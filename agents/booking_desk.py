@@ -39,7 +39,9 @@ SEARCHES = 3
 # A wish to be booked is said with a verb or "the earliest", "available": "my GP visit" or "remember my
 # GP appointment" names an appointment, it does not ask for one.
 _WANTS = re.compile(
-    r"\b(?:book|make|get|find|schedule|arrange|set up|need|want|like|see|seeing|earliest|soonest|"
+    r"\b(?:book|make|get|find|schedule|arrange|set up|needs?|needed|required|wants?|wanted|like|see|seeing|earliest|"
+    r"soonest|"
+    r"line (?:me|us|him|her) up|"
     r"first available|next available|available|free|put me down|pencil me in|fit me in|squeeze me in|"
     # "dermatologist on friday please", "I'm after a psychiatrist appointment", "sign me up for a dermatologist",
     # "do you have any gynaecologist appointments", "what's the first dermatologist slot"
@@ -48,7 +50,9 @@ _WANTS = re.compile(
     r"(?:sign|put|book|get)\s+(?:me|us|him|her|mum|mom|dad|my\s+\w+)\s+(?:up|in)|"
     r"first\s+(?:\w+\s+){0,2}?(?:slot|appointment|opening|time))\b"
     # "any dermatology appointments tomorrow": asked as a question about free ones
-    r"|^\W*any\s+\w+\s+(?:appointments?|appts?|slots?|openings?)\b"
+    r"|^\W*any\s+(?:\w+\s+)?(?:appointments?|appts?|slots?|openings?)\b"
+    # "any openings with the allergist this week?", "availability for a neurologist"
+    r"|\b(?:openings?|availability|free (?:slots?|times?|appointments?))\s+(?:with|for|at)\b"
     # "got any slots with a urologist", "I'd prefer a female gynaecologist"
     r"|\b(?:got|have you got|are there|is there)\s+any\s+(?:\w+\s+){0,2}?(?:slots?|appointments?|openings?|times?)\b"
     r"|\bprefer\b|\bany chance of\b|^\W*(?:anything|something)\b|\bsort\s+(?:\w+\s+)?out\b"
@@ -59,8 +63,13 @@ _WANTS = re.compile(
     r"|^\W*(?:an?\s+)?[\w-]+\s+(?:appointment|appt|slot)\s*(?:(?:on|for|this|next)\s+\w+|tomorrow|today|asap)?"
     r"\W*(?:please|pls)?\W*$"
     r"|^\W*(?:an?\s+)?(?:appointment|appt)\s+(?:with|for)\s+(?:an?|the)\s+"
+    # "ortho appointment first thing tomorrow", "a psych appointment in two weeks", "neuro appt before noon"
+    r"|^\W*(?:an?\s+)?[\w-]+\s+(?:appointment|appt|slot)\s+"
+    r"(?:first thing|in\s+(?:a|an|one|two|three|\d+)\s+(?:days?|weeks?)|"
+    r"before|after|around|by|at|on|for|this|next|tomorrow|today|asap|any)\b"
+    r"(?![^.?!]*\b(?:was|were|is|are|has|had|have|said|told|did|gave|saw|went)\b)"
     # a kind of specialist and when, said alone: "urologist next week, any day except friday"
-    r"|^\W*(?:an?\s+|the\s+)?[\w-]+(?:ist|ian)\s+(?:next|this|on|tomorrow|today|asap|at|in the|any)\b"
+    r"|^\W*(?:an?\s+|the\s+)?[\w-]+(?:ist|ian|ology|ics)\W*\s+(?:next|this|on|tomorrow|today|asap|at|in the|any)\b"
     r"(?![^.?!]*\b(?:was|were|is|are|has|had|have|said|told|did|gave|saw)\b)",
     re.I,
 )
@@ -103,6 +112,32 @@ GENERAL = "general physician"
 _BARE_WORDS = 12
 
 
+# The short forms clinics and patients use for a field ("a derm appt", "neuro on friday", "book me
+# with gastro"), by the directory's name. Written out, not derived: a prefix alone is ambiguous
+# ("endo" is not "end"), and these are the clippings in common use.
+_CLIPPED = {
+    "orthopedist": ("ortho", "orthopaedics", "orthopedics"),
+    "psychiatrist": ("psych", "psychiatry"),
+    "neurologist": ("neuro",),
+    "gastroenterologist": ("gastro",),
+    "endocrinologist": ("endo",),
+    "gynecologist": ("gyno", "gynae", "obgyn", "ob-gyn", "ob/gyn", "obs and gynae"),
+    "urologist": ("uro",),
+    "rheumatologist": ("rheum", "rheumy"),
+    "nephrologist": ("nephro", "renal"),
+    "pulmonologist": ("pulmo", "respiratory"),
+    "ophthalmologist": ("ophtho", "eye clinic"),
+    "dermatologist": ("derm", "derma", "skin clinic"),
+    "cardiologist": ("cardio",),
+    "oncologist": ("onc", "onco"),
+    "pediatrician": ("peds", "paeds", "paediatrics", "pediatrics"),
+}
+# The clipping must name the field, not a part of the body or a word: "neuro" followed by a noun of its
+# own ("neuro symptoms") still names the field in a booking, so only words that would make it a
+# complaint are excluded here.
+_CLIP_NOT = r"(?!\s+(?:symptoms?|problems?|issues?|pain)\b)"
+
+
 def _named(text: str) -> str | None:
     """The one specialization of the directory ``text`` names: its name, a synonym, a plural, or the
     field's adjective ("an orthopaedic doctor", "the dermatology clinic": the name's stem), a typo of
@@ -118,6 +153,9 @@ def _named(text: str) -> str | None:
             patterns = [rf"\b{re.escape(name)}s?\b", *([rf"\b{re.escape(stem)}\w*"] if stem else [])]
             for pattern in patterns:
                 spans.setdefault(specialization, []).extend(m.span() for m in re.finditer(pattern, low))
+        for clipped in _CLIPPED.get(specialization, ()):
+            found_clip = re.finditer(rf"(?<![\w-]){re.escape(clipped)}s?(?![\w-]){_CLIP_NOT}", low)
+            spans.setdefault(specialization, []).extend(m.span() for m in found_clip)
     # "an orthopaedic surgeon" names the orthopedist, not also the general surgeon ("surgeon"): a name
     # said only inside another specialization's longer name is not said.
     found = {

@@ -37,7 +37,9 @@ _GREETING = re.compile(
 )
 _WHAT_I_DO = re.compile(
     r"^\W*(?:(?:hi|hello|hey)\W+)?(?:help|menu|options|what can you do(?: for me)?|what do you do|"
-    r"what are you(?: for)?|who are you|how does this (?:app )?work|how do i use (?:this|you|the app))\W*$",
+    r"what are you(?: for)?|who are you|how does this (?:app )?work|how do i use (?:this|you|the app)|"
+    r"what(?:'s| is) your name|who (?:made|built|created|programmed) you|are you (?:a|an) (?:real |actual )?"
+    r"(?:person|human|robot|bot|ai|doctor|machine))\W*$",
     re.I,
 )
 

@@ -528,6 +528,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:unconscious|unresponsive|not responding(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))|"
             r"can't wake (?:him|her|them|up)|hard to wake|difficult to wake|can't be woken|"
+            # "I can't wake my grandmother up", "can't get my son to wake up" (the "I" is in the match: the
+            # one who cannot wake is someone else, not the user typing)
+            r"(?:(?:i|we) )?(?:can't|cannot|couldn't) (?:wake|rouse) (?:my|our|the) (?:\w+ ){0,2}?up"
+            r"(?!\s+(?:early|on time|in time|for (?:school|work)|in the mornings?))|"
+            r"(?:(?:i|we) )?(?:can't|cannot|couldn't) get (?:him|her|them|(?:my|our|the) (?:\w+ ){0,2}?)to wake(?: up)?"
+            r"(?!\s+(?:early|on time|in time|for (?:school|work)|in the mornings?))|"
             # not "won't wake up early enough for school"
             r"(?:isn't|is not|not|won't) (?:waking|wake)(?: up)?"
             r"(?!\s+(?:up\s+)?(?:early|on time|in time|for (?:school|work)|in the mornings?))|"
@@ -1079,6 +1085,13 @@ _GENERAL = re.compile(
     r"(?:having|getting|have|get)|(?<!for )(?<!since )one day(?! ago)|some ?day|in the future|"
     r"risk|prevent\w*|learn|course|training|article|research)\b"
 )
+# A question about anyone at all: "how do I know if someone is having a stroke?" asks what to look
+# for; "is having" there is not a word of now. A named person ("if my dad is having a stroke") is not
+# anyone, and errs toward the SOS.
+_ANYONE = re.compile(
+    r"\b(?:how|what|when|can|could)\b[^.?!]*\b(?:if|when|whether)\s+(?:someone|somebody|a person|anyone|anybody|"
+    r"one|people|a (?:child|baby|man|woman|patient))\s+(?:is|are|has|have|gets?|starts?|goes|collapses|stops)\b"
+)
 # Lasting or occasional: a booking, not an SOS ("chest pain when I climb stairs").
 _LASTING = re.compile(
     r"\b(?:sometimes|often|occasionally|usually|at times|over the (?:years|months|weeks)|for years|"
@@ -1126,6 +1139,8 @@ def _now(clause: str, start: int, end: int, *, request: bool = False) -> bool:
         return False
     if request:
         return True  # asked for: a question or a time does not make a request less of one
+    if _ANYONE.search(clause):
+        return False
     if _said_now(clause, start, end):
         return True
     return not (_PAST.search(clause) or _GENERAL.search(clause) or _LASTING.search(clause))

@@ -387,8 +387,10 @@ _BARE_TODAY = re.compile(
     # "morning meds?", "tonight's tablets"
     rf"^\W*(?:my\s+|the\s+)?(?:{_PART}|today|tonight)(?:'?s)?\s+{_PILL}\W*(?:please|pls|thanks)?\W*$|"
     rf"^\W*(?:(?:(?:my|all my)\s+(?:\w+\s+){{0,2}}?)?{_PILL}\s+(?:for\s+)?"
-    r"(?:today|tonight|this (?:morning|afternoon|evening))"
-    rf"|(?:today'?s?|tonight'?s?)\s+(?:\w+\s+){{0,2}}?{_PILL})\W*(?:please|pls|thanks)?\W*$",
+    r"(?:today|tonight|this (?:morning|afternoon|evening)|(?:for )?the rest of (?:the day|today|tonight)|later today)"
+    rf"|(?:today'?s?|tonight'?s?)\s+(?:\w+\s+){{0,2}}?{_PILL})\W*(?:please|pls|thanks)?\W*$"
+    # "whats due", "anything due now?": said alone in this app, the doses
+    r"|^\W*(?:what'?s|whats|what is|anything|is anything)\s+due(?:\s+(?:now|soon|next|today|tonight))?\W*$",
     re.I,
 )
 

@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from agents.desk_reading import typos_read
 
 PRESCRIBE, ADVICE, DIAGNOSE, OFF_TOPIC = "prescribe", "medicine_advice", "diagnose", "off_topic"
+HEALTH_FACT = "health_fact"  # general medical knowledge or a diet/exercise plan, asked of no record of the patient's
 # Out of scope by the first step's classifier (agents/first_step.py), which knows that, not which kind.
 NOT_MINE = "not_mine"
 
@@ -42,6 +43,9 @@ _PRESCRIBE = re.compile(
     # "can you refill my prescription", "renew my sertraline": a prescriber's or a pharmacy's act
     r"|\b(?:refill|renew|re-?order)\s+(?:my|his|her|the|our)\s+(?:\w+\s+){0,2}?(?:prescriptions?|scripts?|meds|medications?|"
     r"medicines?|pills|tablets|inhalers?)\b"
+    # "I need a refill of my antibiotics", "a repeat of my inhaler"
+    rf"|\b(?:refill|repeat|renewal|top[- ]?up)\s+(?:of|for|on)\s+(?:my|his|her|the|our|these|this)\s+(?:\w+\s+){{0,2}}?"
+    rf"(?:{_MEDICINE}|prescriptions?|scripts?|inhalers?)\b"
     # "get me some sleeping tablets", "give me blood pressure pills"
     rf"|\b(?:give|get|send|sell|order)\s+(?:me|us|him|her)\s+(?:some|a|an|any|more)\s+"
     rf"(?:(?!my\b|his\b|her\b|your\b|the\b)\w+\s+){{1,2}}?(?:{_MEDICINE}|inhalers?)\b"
@@ -97,6 +101,9 @@ _ADVICE = re.compile(
     rf"(?:taking\b|using\b|(?:(?:my|his|her|the|these|this)\s+)?(?:\w+\s+)?(?:{_MEDICINE}|{_DRUG_NAME})\b)"
     r"|\b(?:up|increase|raise|lower|reduce|decrease|double|halve|adjust)\s+(?:the\s+|my\s+|his\s+|her\s+)?"
     r"(?:\w+\s+)?(?:dose|dosage)\b"
+    # "should I double my insulin tonight", "can I halve my bisoprolol"
+    rf"|\b(?:should|can|could|do)\s+(?:i|he|she|we)\s+(?:double|halve|increase|decrease|reduce|lower|raise|up|cut)(?:\s+(?:up|down|back))?\s+"
+    rf"(?:my|his|her|the|our)\s+(?:\w+\s+)?(?:{_MEDICINE}|{_DRUG_NAME})\b"
     # "what are the side effects of metformin": a pharmacist's answer (a complaint of one is the model's)
     r"|^\W*(?:what|which)\s+(?:are|is)\s+(?:the\s+)?(?:common\s+|main\s+|usual\s+)?side[- ]effects?\s+(?:of|from|for)\b"
     r"|\b(?:good|right|safe|correct|best|max|maximum|normal)\s+(?:dose|dosage|amount)\s+of\b"
@@ -158,6 +165,16 @@ _DIAGNOSE = re.compile(
     r"\s*(?:please\s*)?(?:[?.!]|$)|(?:can|could)\s+you\s+tell\s+(?:me\s+)?(?:if|whether)\s+(?:i'?m|i am|that'?s|it'?s|"
     r"it is|that is)\s+(?:right|it|true)\b|am i right|is that right)"
     r"|\bwhat(?:'s|s| is)\s+wrong with me\b"
+    # "my blood sugar was 11 this morning, is that dangerous": a reading judged is a diagnosis
+    r"|\b(?:sugar|glucose|pressure|bp|cholesterol|heart ?rate|pulse|oxygen|sats|a1c|hba1c|temperature|temp|psa|tsh)\b"
+    r"[^?!]*\d[^?!]*\b(?:is|was|are)\s+(?:that|this|it|these|they)\s+(?:too\s+)?(?:dangerous|bad|normal|high|low|ok|okay|"
+    r"safe|serious|worrying|fine|good)\b"
+    # "can you read my x-ray", "explain my blood test results"
+    r"|\b(?:read|interpret|look at|explain|check)\s+(?:my|his|her|these|this|the)\s+(?:\w+\s+)?(?:x-?rays?|scans?|mri|"
+    r"ct scan|blood (?:tests?|work|results)|bloodwork|ecg|ekg|lab (?:results?|tests?)|test results?|biopsy)\b"
+    # "does this rash look like shingles to you", "do these spots sound like chickenpox"
+    rf"|\b(?:does|do)\s+(?:this|it|that|these|my|his|her)(?:\s+[\w']+){{0,2}}?\s+(?:look|sound|seem)\s+like\s+"
+    rf"(?:an?\s+)?{_CONDITION}"
     # "can you tell me if this mole looks cancerous"
     r"|\b(?:if|whether|think|does|do|is|are)\s+(?:this|it|that|these|my|his|her)(?:\s+\w+)?\s+"
     r"(?:looks?|seems?|is|are|could be|might be|look|seem)?\s*(?:cancerous|malignant|benign)\b",
@@ -178,7 +195,76 @@ _OFF_TOPIC = re.compile(
     r"book(?:ing)?\s+(?:me\s+|us\s+)?(?:an?\s+|the\s+)?(?:taxi|cab|uber|table|flight|hotel|room|tickets?)|"
     # errands, said as requests: "I fell out of a taxi" or "I cut my finger cooking" are complaints
     r"(?:book|call|get|order|find)\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+)?(?:taxi|cab|uber|pizza|takeaway)|"
-    r"play\s+(?:me\s+|us\s+)?(?:some\s+|a\s+|the\s+)?(?:music|songs?|radio|playlist|podcast))\b",
+    r"play\s+(?:me\s+|us\s+)?(?:some\s+|a\s+|the\s+)?(?:music|songs?|radio|playlist|podcast)|"
+    # "set an alarm for 7am" (not "an alarm for my levothyroxine": a reminder of a dose)
+    r"set\s+(?:me\s+)?(?:an?\s+)?alarm(?![^.?!]*\bfor\s+(?:my|his|her|our|the|taking)\b)|"
+    r"(?:pharmacy|pharmacies|chemist|gym|shop|store|supermarket)\s+(?:near|close to)\s+"
+    r"(?:me|here|us|my))\b",
+    re.IGNORECASE,
+)
+# General medical knowledge and lifestyle coaching, asked of no one in particular: "how much water
+# should you drink a day", "how long does a cold last", "can you catch shingles from someone", "make
+# me a meal plan". A doctor's, a pharmacist's or a dietician's to answer; the assistant refers. Said
+# of the patient ("how long will my cold last", "I've had a cold for 3 weeks") it is a complaint
+# (the model's): _ABOUT_ME keeps it in scope.
+_INTAKE = (
+    r"(?:water|fluids?|liquids?|calories|kcals?|protein|carbs|carbohydrates|fat|sugar|salt|sodium|fib(?:re|er)|"
+    r"caffeine|coffee|tea|alcohol|units(?: of alcohol)?|sleep|exercise|steps|vitamin\s+\w+|iron|calcium|fruit|veg\w*)"
+)
+_ANYONE_SUBJECT = (
+    r"(?:you|one|people|a person|an? adults?|adults|we|i|he|she|kids|children|an? (?:child|kid|teenager|woman|man))"
+)
+_HEALTH_FACT = re.compile(
+    rf"\bhow\s+(?:much|many)\s+(?:\w+\s+){{0,2}}?{_INTAKE}\s+(?:\w+\s+)?(?:should|must|ought to|can)\s+"
+    rf"{_ANYONE_SUBJECT}\s+(?:drink|eat|have|get|do|take|consume)\b"
+    rf"|\bhow\s+(?:much|many)\s+(?:\w+\s+){{0,2}}?{_INTAKE}\s+(?:do|does)\s+{_ANYONE_SUBJECT}\s+(?:need|require)\b"
+    r"|\bhow\s+long\s+(?:does|do|will|can|should|would)\s+(?:a|an|the)\s+(?:\w+\s+){0,2}?(?:usually\s+|normally\s+|typically\s+)?"
+    r"(?:last|take to (?:heal|go away|clear|pass|get better)|stay contagious|be contagious)\b"
+    r"|\b(?:can|could)\s+(?:you|i|one|people|someone|somebody)\s+(?:catch|get)\s+(?:an?\s+)?(?:\w+\s+){1,2}?(?:from|off)\s+"
+    r"(?:someone|somebody|others|other people|a person|people|kissing|sharing|touching|toilet seats?|animals?|pets?)\b"
+    r"|\bis\s+(?!(?:my|his|her|this|it|that|he|she)\b)(?:an?\s+)?\w+(?:\s+\w+)?\s+contagious\b"
+    r"|\bwhat(?:'s|s| is| are)\s+(?:the\s+|an?\s+)?(?:normal|healthy|good|ideal|safe)\s+"
+    r"(?:range|level|levels|value|values|"
+    r"reading|number)\s+(?:for|of)\b"
+    r"|\bwhat\s+(?:does|do)\s+(?:an?\s+)?(?:high|low|raised|elevated|positive|negative|abnormal)\s+(?:\w+\s+){0,3}?mean\b"
+    r"|\b(?:make|give|write|create|design|build|plan|put together|draw up)\s+(?:me\s+|us\s+)?(?:an?\s+)?(?:\w+\s+)?"
+    r"(?:meal|diet|food|workout|exercise|training|fitness|weight[- ]loss)\s+"
+    r"(?:plan|programme|program|routine|schedule)\b"
+    r"|\bwhat\s+(?:exercises?|workouts?|foods?|diets?)\s+(?:is|are)\s+(?:good|best|healthy|great)\s+for\s+(?:an?\s+)?"
+    r"(?:flat|losing|weight|toned?|six|getting|building|burning|bigger|stronger)\b"
+    # "what foods lower cholesterol", "how can I lose weight quickly", "what vitamins should I take"
+    r"|\bwhat\s+(?:foods?|drinks?|exercises?|vitamins?|supplements?)\s+(?:\w+\s+)?(?:lower|raise|reduce|boost|increase|help|"
+    r"are good|is good|should)\b"
+    r"|\bhow\s+(?:do|can|could|should|would)\s+(?:i|you|we|one|people)\s+(?:lose|gain|put on|shed|burn)\s+"
+    r"(?:\d+\s*\w*\s+)?(?:weight|fat|pounds|lbs|kilos|kg|belly)\b"
+    # treatment asked of no one in particular: "how do I get rid of a cold fast", "a home remedy for a cough"
+    r"|\bhow\s+(?:do|can|could|should|would|to)\s+(?:i\s+|you\s+|we\s+|one\s+|people\s+)?"
+    r"(?:get rid of|treat|cure|heal)\s+"
+    r"(?:an?|the)\s+"
+    r"|\b(?:home|natural|herbal|best|good|quick)\s+(?:remed(?:y|ies)|cures?|treatments?)\s+(?:for|to)\b"
+    r"|^\W*(?:what|which)\s+(?:are|is)\s+(?:the\s+)?(?:early\s+|first\s+|common\s+|main\s+|usual\s+|typical\s+)?"
+    r"(?:signs?|symptoms?|causes?)\s+of\s+(?:an?\s+)?(?!my\b|his\b|her\b)"
+    r"|\bwhat(?:'s| is)\s+the\s+difference\s+between\b"
+    r"|\bshould\s+(?:i|we|you|people)\s+(?:get|have|take)\s+(?:the|a|an|my)\s+(?:\w+\s+)?(?:jab|vaccine|vaccination|shot|booster)\b"
+    r"|\bis\s+(?:coffee|tea|alcohol|sugar|salt|red meat|chocolate|vaping|smoking|caffeine|milk|fasting)\s+"
+    r"(?:bad|good|healthy|unhealthy|ok|okay|safe|dangerous)\b",
+    re.IGNORECASE,
+)
+# "how much water should I drink": "I" asked as anyone, not a complaint of the patient's.
+_MODAL_I = re.compile(r"\b(?:should|must|can|could|do)\s+i\b", re.IGNORECASE)
+# "is it normal to have a resting heart rate of 50" (not "is it normal to have chest pain after
+# eating": a symptom named is a complaint, the model's)
+_IS_IT_NORMAL = re.compile(
+    r"\bis\s+it\s+(?:normal|bad|healthy|ok|okay|safe|dangerous)\s+to\s+(?:have|get|be|feel|exercise|run|eat|drink|sleep)\b",
+    re.IGNORECASE,
+)
+_ABOUT_ME = re.compile(r"\b(?:my|mine|i'?ve|i'?m|i am|i have|i had|i got|i feel|i keep)\b", re.IGNORECASE)
+# Money asked about ("does my health insurance pay for dermatologist visits", "how much does a private
+# scan cost"): the assistant does not know prices or cover.
+_MONEY = re.compile(
+    r"\bhow\s+much\s+(?:does|do|will|would|is|are)\s+(?:\w+\s+){0,4}?(?:cost|charge)\b"
+    r"|\b(?:insurance|insurer|medicare|medicaid)\b[^.?!]*\b(?:pay|pays|cover|covers|reimburse)\b"
+    r"|\b(?:pay|pays|cover|covers|reimburse)\b[^.?!]*\b(?:insurance|insurer)\b",
     re.IGNORECASE,
 )
 # "My joints ache when the weather turns", "a headache after the news": a symptom keeps it in scope.
@@ -197,7 +283,8 @@ _VOCABULARY = (
     "prescribe", "prescription", "antibiotics", "painkillers", "diagnose", "diagnosis", "cancer", "tumour",
     "tumor", "covid", "diabetes", "disease", "wrong", "weather", "forecast", "dosage", "alcohol", "taking",
     "football", "joke", "jokes", "some", "something", "ibuprofen", "paracetamol", "should", "have", "could",
-    "this", "give", "send", "homework", "play", "music", "drink", "lump",
+    "this", "give", "send", "homework", "play", "music", "drink", "lump", "water", "much", "calories",
+    "insurance", "contagious", "pizza", "order",
 )  # fmt: skip
 
 
@@ -236,6 +323,12 @@ def out_of_scope(message: str) -> str | None:
         return PRESCRIBE
     if _DIAGNOSE.search(text) and not _WANTS_CARE.search(text):
         return DIAGNOSE
+    if _HEALTH_FACT.search(text) and not _ABOUT_ME.search(_MODAL_I.sub(" ", text)):
+        return HEALTH_FACT
+    if _IS_IT_NORMAL.search(text) and not _ABOUT_ME.search(text) and not _names_a_symptom(text):
+        return HEALTH_FACT
+    if _MONEY.search(text) and not _WANTS_CARE.search(text):
+        return OFF_TOPIC
     if _OFF_TOPIC.search(text) and not _CARE_WORDS.search(_BOOKS_OTHER.sub(" ", text)) and not _names_a_symptom(text):
         return OFF_TOPIC
     if _SUM.search(text):

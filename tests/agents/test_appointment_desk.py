@@ -167,6 +167,15 @@ READS = [
     ("any appointments with the specialist coming up", desk.LIST),
     ("is it today I'm seeing the dermatologist", desk.LIST),
     ("put my appointment back a week", desk.RESCHEDULE),
+    ("whats on my schedule medically", desk.LIST),
+    ("what's in my medical calendar this week", desk.LIST),
+    ("did I book a gp for monday", desk.LIST),
+    ("have you booked me with the dermatologist yet", desk.LIST),
+    ("what time do I need to be at the dermatology clinic", desk.LIST),
+    ("check if I have something with the heart doctor this week", desk.LIST),
+    ("how far away is my cardiology appointment", desk.LIST),
+    ("is there an appointment with dr chen in my schedule", desk.LIST),
+    ("when will I see the dermatologist", desk.LIST),
 ]
 
 NOT_THE_DESK = [

@@ -50,6 +50,17 @@ READS = [
     ("dermatologist next week, any day except friday", "dermatologist"),
     ("put me in with the cardiologist at the earliest time", "cardiologist"),
     ("sign my dad up for a dermatologist appointment on tuesday", "dermatologist"),
+    ("any openings with the dermatologist this week?", "dermatologist"),
+    ("availability for a cardiologist on monday", "cardiologist"),
+    ("can you line me up with a dermatologist", "dermatologist"),
+    ("cardiology appt needed next week", "cardiologist"),
+    # clinics' short forms, and a request with its time said after
+    ("can u get me a derm appt", "dermatologist"),
+    ("cardio appointment first thing tomorrow", "cardiologist"),
+    ("derm appt before noon on friday", "dermatologist"),
+    ("please get me in to the skin clinic on monday", "dermatologist"),
+    ("cardiology, any morning next week", "cardiologist"),
+    ("my wife wants an appointment with a dermatologist, evenings preferably", "dermatologist"),
 ]
 NOT_THE_DESK = [
     "I'm not well and I don't know what kind of doctor I need.",
@@ -66,6 +77,8 @@ NOT_THE_DESK = [
     "my stomach has been upset for days, need a doctor",  # a complaint the lexicon's symptoms miss
     "we won't need the dermatologist tomorrow after all",
     "the dermatologist next week was really helpful but my rash came back",
+    "cardio appointment on monday was cancelled by the hospital",
+    "derm symptoms on my arm, a rash",
 ]
 
 

@@ -21,6 +21,9 @@ COURTESIES = [
     ("that's all, cheers", courtesy.THANKS),
     ("help", courtesy.WHAT_I_DO),
     ("what can you do?", courtesy.WHAT_I_DO),
+    ("what's your name", courtesy.WHAT_I_DO),
+    ("who made you?", courtesy.WHAT_I_DO),
+    ("are you a real doctor", courtesy.WHAT_I_DO),
     ("hi, how does this app work", courtesy.WHAT_I_DO),
 ]
 

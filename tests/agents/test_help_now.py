@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from agents import appointment_desk, courtesy, medicine_desk
+from agents import appointment_desk, courtesy, medicine_desk, scope
 from agents.help_now import SOS_PAGE, emergency
 from agents.llm.scripted import ScriptedBackend
 from agents.models import Conversation
@@ -322,9 +322,17 @@ EMERGENCIES = [
     "my father fell from the bike and his head is bleeding very much",
     "the woman is giving birth in the car",
     "i was bitten by snake in the field",
+    # a twenty-first batch
+    "i cant wake my grandmother up",
+    "I can not get my son to wake up",
+    "we cant wake the baby up",
 ]
 
 NOT_EMERGENCIES = [
+    "I can't wake my husband up for work in the mornings",
+    "how do I know if someone is having a stroke",
+    "what should I do if a person is having a seizure",
+    "how can you tell when somebody is having a heart attack",
     "my chest feels like it's burning after spicy food",
     "I can barely talk since my cold, my voice is hoarse",
     "he tried to kill himself last year and is doing much better now",
@@ -626,10 +634,12 @@ def test_a_message_that_is_no_emergency_goes_to_the_model(alice, text):
 
     # Past the help-now guard: the model, or for a question about the patient's own appointments or
     # medicines the appointments or medicines desk (which answer from the records without it), for a
-    # courtesy said alone ("help") the courtesy answer, and for "I don't need an ambulance" the SOS
-    # cancel's "no SOS is under way".
+    # courtesy said alone ("help") the courtesy answer, for a general question ("what are the signs of
+    # a stroke?") the scope answer, and for "I don't need an ambulance" the SOS cancel's "no SOS is
+    # under way".
     answered = (
-        appointment_desk.read(text)
+        scope.out_of_scope(text)
+        or appointment_desk.read(text)
         or medicine_desk.read(text)
         or courtesy.courtesy(text)
         or asks_to_cancel(text, just_started=False)

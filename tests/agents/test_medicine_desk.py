@@ -115,6 +115,9 @@ READS = [
     ("am I meant to take anything with breakfast", desk.DOSES_TODAY),
     ("my husband gave me my 6pm tablets", desk.DOSE_TAKEN),
     ("which pills after dinner", desk.DOSES_TODAY),
+    ("my tablets for the rest of the day please", desk.DOSES_TODAY),
+    ("whats due", desk.DOSES_TODAY),
+    ("anything due now?", desk.DOSES_TODAY),
 ]
 
 # A new reminder: (what the user typed, the medicine the desk names)

@@ -103,9 +103,49 @@ OUT_OF_SCOPE = [
     ("what's the maximum paracetamol per day", scope.ADVICE),
     ("will ibuprofen interact with my warfarin", scope.ADVICE),
     ("give me a diagnosis please", scope.DIAGNOSE),
+    ("does this rash look like shingles to you", scope.DIAGNOSE),
+    ("should i double my insulin tonight", scope.ADVICE),
+    ("can I double up my bisoprolol today", scope.ADVICE),
+    ("I need a refill of my antibiotics", scope.PRESCRIBE),
+    # general medical knowledge and coaching, asked of no one in particular
+    ("how much water should you drink a day", scope.HEALTH_FACT),
+    ("how many calories should i eat a day", scope.HEALTH_FACT),
+    ("how many hours of sleep does an adult need", scope.HEALTH_FACT),
+    ("how long does a cold last usually", scope.HEALTH_FACT),
+    ("can you catch shingles from someone", scope.HEALTH_FACT),
+    ("is chickenpox contagious", scope.HEALTH_FACT),
+    ("what's the normal range for cholesterol", scope.HEALTH_FACT),
+    ("what does a high white cell count mean", scope.HEALTH_FACT),
+    ("make me a meal plan to lose weight", scope.HEALTH_FACT),
+    ("what exercises are good for a flat stomach", scope.HEALTH_FACT),
+    ("what foods lower cholesterol", scope.HEALTH_FACT),
+    ("how can I lose weight quickly", scope.HEALTH_FACT),
+    ("how do I get rid of a cold fast", scope.HEALTH_FACT),
+    ("what's a good home remedy for a cough", scope.HEALTH_FACT),
+    ("what are the early signs of diabetes", scope.HEALTH_FACT),
+    ("what's the difference between a cold and the flu", scope.HEALTH_FACT),
+    ("is it normal to have a resting heart rate of 50", scope.HEALTH_FACT),
+    ("my blood sugar was 11 this morning, is that dangerous", scope.DIAGNOSE),
+    ("can you read my x-ray", scope.DIAGNOSE),
+    ("does my health insurance pay for dermatologist visits", scope.OFF_TOPIC),
+    ("how much does a private scan cost", scope.OFF_TOPIC),
+    ("set an alarm for 7am", scope.OFF_TOPIC),
+    ("can you recommend a good pharmacy near me", scope.OFF_TOPIC),
 ]
 
 IN_SCOPE = [
+    # the same questions said of the patient: complaints, reminders or the records
+    "how long will my cold last",
+    "I've had a cold for 3 weeks, how long does a cold last",
+    "how much water should I drink with my metformin",
+    "how much sleep did I get last night",
+    "how many steps did i do today",
+    "is it normal to have chest pain after eating",
+    "can you set an alarm for my levothyroxine twice a day",
+    "book me a dermatologist, does my insurance cover it",
+    "does this rash look like something a dermatologist should see",
+    "I need a refill appointment with my GP",
+    "should I take my insulin tonight at 9",
     "what medicines do I take in the morning",  # the patient's own schedule
     "my blood test results came back high, book me a doctor",
     "what does my heart rate this week look like",  # the watch's readings: the health desk
@@ -191,7 +231,7 @@ def test_care_requests_go_to_the_model(text):
     assert scope.out_of_scope(text) is None
 
 
-@pytest.mark.parametrize("kind", [scope.PRESCRIBE, scope.ADVICE, scope.DIAGNOSE, scope.OFF_TOPIC])
+@pytest.mark.parametrize("kind", [scope.PRESCRIBE, scope.ADVICE, scope.DIAGNOSE, scope.OFF_TOPIC, scope.HEALTH_FACT])
 def test_each_answer_says_what_the_assistant_can_do(kind):
     answer = scope.reply(kind)
     assert "{" not in answer and "\n" not in answer
