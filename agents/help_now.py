@@ -538,6 +538,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:isn't|is not|not|won't) (?:waking|wake)(?: up)?"
             r"(?!\s+(?:up\s+)?(?:early|on time|in time|for (?:school|work)|in the mornings?))|"
             r"not moving|(?:gone|went|going|is|feels?|seems?|looks?) (?:all |very |really )?floppy|"
+            # "she is floppy" is read as "she's floppy"
+            r"(?:he|she|they|baby|it)(?:'s|'re) (?:all |very |really |gone |going )?floppy|"
             r"in and out of consciousness|losing consciousness|lost consciousness|can't stay awake|"
             r"barely conscious|semi-?conscious|barely awake|"
             r"passing out|keeps? fainting|"
@@ -875,6 +877,22 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"crushing|squeezing)\s+(?:on\s+)?(?:my|his|her|their)\s+chest\b"
         ),
     ],
+    # a racing heart with fainting coming: an arrhythmia ("my heart is going like 200 and I feel like I'm
+    # going to pass out"), in either order
+    "palpitations": [
+        _r(
+            r"\b(?:heart|pulse|heartbeat|heart rate)\s+(?:is\s+|'s\s+)?(?:racing|pounding|hammering|"
+            r"going (?:like )?(?:crazy|mad|nuts|\d{3})|beating (?:so |really |very )?(?:fast|hard)|at \d{3}|over \d{3})\b"
+            rf"{_S}{{0,60}}\b(?:(?:going to|about to|gonna)\s+(?:pass out|faint|black out|collapse)|"
+            r"(?:feel|feeling|i'm|am)\s+(?:very |really |so )?(?:faint|like fainting))\b"
+        ),
+        _r(
+            r"\b(?:(?:going to|about to|gonna)\s+(?:pass out|faint|black out|collapse)|"
+            rf"(?:feel|feeling|i'm|am)\s+(?:very |really |so )?faint)\b{_S}{{0,60}}"
+            r"\b(?:heart|pulse|heartbeat|heart rate)\s+(?:is\s+|'s\s+)?(?:racing|pounding|hammering|"
+            r"going (?:like )?(?:crazy|mad|nuts|\d{3})|beating (?:so |really |very )?(?:fast|hard)|at \d{3}|over \d{3})\b"
+        ),
+    ],
     # fainted, then shaking all over: a seizure ("my wife faint and now she is shaking all body")
     "seizure": [
         _r(
@@ -890,6 +908,18 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:not making sense|confused|drowsy|(?:very |really |so )?sleepy|being sick|vomiting|throwing up|"
             r"bleeding|knocked out|won't wake|can't wake|seeing double|double vision|"
             r"vision is (?:double|blurry|blurred)|can't see (?:properly|straight|clearly))\b"
+        ),
+        # a fall or a blow, then blood from the head ("grandad has fallen and there's blood coming from his head")
+        _r(
+            rf"\b(?:fell|fall|fallen|falling|hit|banged|knocked|collapsed)\b{_S}{{0,60}}"
+            r"\b(?:blood\s+(?:is\s+)?(?:coming|pouring|gushing|running)?\s*(?:from|out of)\s+(?:his|her|my|their|the)\s+head|"
+            r"(?:his|her|my|their)\s+head\s+(?:is\s+|'s\s+)?(?:bleeding|pouring blood|covered in blood))\b"
+        ),
+        # a limb bent out of shape: a displaced fracture ("I broke my leg, it's bent the wrong way")
+        _r(
+            rf"\b(?:leg|arm|ankle|wrist|knee|elbow|shoulder|hip|bone|thigh|shin)s?\b{_S}{{0,50}}"
+            r"\b(?:(?:bent|twisted|pointing|facing|turned)\s+(?:the\s+)?wrong\s+way|"
+            r"at\s+(?:a|an)\s+(?:funny|weird|odd|strange|awkward|unnatural|horrible)\s+angle)\b"
         ),
         # a fall and then legs or arms that will not move: a spine hurt ("a bad fall and mum can't move her legs")
         _r(

@@ -326,9 +326,17 @@ EMERGENCIES = [
     "i cant wake my grandmother up",
     "I can not get my son to wake up",
     "we cant wake the baby up",
+    "ok this is weird but my heart is going like 200 and i feel like im going to pass out",
+    "sorry to bother but my baby has a fever and now she is floppy and not feeding",
+    "i think i broke my leg its bent the wrong way and im alone",
+    "my grandad has fallen and theres blood coming from his head and hes confused",
 ]
 
 NOT_EMERGENCIES = [
+    "my heart races when I'm anxious and sometimes I feel faint",
+    "my heart was racing last week and I felt faint",
+    "I broke my arm last year and it healed at a funny angle",
+    "he fell last month and his head was bleeding, now he is fine",
     "I can't wake my husband up for work in the mornings",
     "how do I know if someone is having a stroke",
     "what should I do if a person is having a seizure",
