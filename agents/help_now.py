@@ -882,7 +882,8 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     "palpitations": [
         _r(
             r"\b(?:heart|pulse|heartbeat|heart rate)\s+(?:is\s+|'s\s+)?(?:racing|pounding|hammering|"
-            r"going (?:like )?(?:crazy|mad|nuts|\d{3})|beating (?:so |really |very )?(?:fast|hard)|at \d{3}|over \d{3})\b"
+            r"going (?:like )?(?:crazy|mad|nuts|\d{3})|beating (?:so |really |very )?(?:fast|hard)|"
+            r"at \d{3}|over \d{3})\b"
             rf"{_S}{{0,60}}\b(?:(?:going to|about to|gonna)\s+(?:pass out|faint|black out|collapse)|"
             r"(?:feel|feeling|i'm|am)\s+(?:very |really |so )?(?:faint|like fainting))\b"
         ),
@@ -890,7 +891,8 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:(?:going to|about to|gonna)\s+(?:pass out|faint|black out|collapse)|"
             rf"(?:feel|feeling|i'm|am)\s+(?:very |really |so )?faint)\b{_S}{{0,60}}"
             r"\b(?:heart|pulse|heartbeat|heart rate)\s+(?:is\s+|'s\s+)?(?:racing|pounding|hammering|"
-            r"going (?:like )?(?:crazy|mad|nuts|\d{3})|beating (?:so |really |very )?(?:fast|hard)|at \d{3}|over \d{3})\b"
+            r"going (?:like )?(?:crazy|mad|nuts|\d{3})|beating (?:so |really |very )?(?:fast|hard)|"
+            r"at \d{3}|over \d{3})\b"
         ),
     ],
     # fainted, then shaking all over: a seizure ("my wife faint and now she is shaking all body")
@@ -912,7 +914,8 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
         # a fall or a blow, then blood from the head ("grandad has fallen and there's blood coming from his head")
         _r(
             rf"\b(?:fell|fall|fallen|falling|hit|banged|knocked|collapsed)\b{_S}{{0,60}}"
-            r"\b(?:blood\s+(?:is\s+)?(?:coming|pouring|gushing|running)?\s*(?:from|out of)\s+(?:his|her|my|their|the)\s+head|"
+            r"\b(?:blood\s+(?:is\s+)?(?:coming|pouring|gushing|running)?\s*(?:from|out of)\s+"
+            r"(?:his|her|my|their|the)\s+head|"
             r"(?:his|her|my|their)\s+head\s+(?:is\s+|'s\s+)?(?:bleeding|pouring blood|covered in blood))\b"
         ),
         # a limb bent out of shape: a displaced fracture ("I broke my leg, it's bent the wrong way")
