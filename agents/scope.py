@@ -43,6 +43,9 @@ _PRESCRIBE = re.compile(
     # "can you refill my prescription", "renew my sertraline": a prescriber's or a pharmacy's act
     r"|\b(?:refill|renew|re-?order)\s+(?:my|his|her|the|our)\s+(?:\w+\s+){0,2}?(?:prescriptions?|scripts?|meds|medications?|"
     r"medicines?|pills|tablets|inhalers?)\b"
+    # "could you order my repeat prescription": the practice's or the pharmacy's to issue
+    r"|\b(?:order|request|sort(?:\s+out)?|arrange|renew)\s+(?:my|his|her|the|a)\s+repeat\s+"
+    r"(?:prescriptions?|scripts?|meds|medications?|medicines?)\b"
     # "I need a refill of my antibiotics", "a repeat of my inhaler"
     rf"|\b(?:refill|repeat|renewal|top[- ]?up)\s+(?:of|for|on)\s+(?:my|his|her|the|our|these|this)\s+(?:\w+\s+){{0,2}}?"
     rf"(?:{_MEDICINE}|prescriptions?|scripts?|inhalers?)\b"
@@ -129,6 +132,11 @@ _ADVICE = re.compile(
     rf"|\b(?:max|maximum|highest|safe|safest)\s+(?:daily\s+)?(?:dose\s+of\s+|amount\s+of\s+)?(?:{_MEDICINE}|{_DRUG_NAME})\b"
     r"|\b\d+(?:\.\d+)?\s*(?:mg|mcg|ml|g|units?)\b[^.?!]*\btoo\s+(?:much|high|strong|many)\b"
     r"|\binteract(?:s|ion|ions)?\s+with\b|\b(?:drug|medicine|medication)\s+interactions?\b"
+    # "can I drive after taking codeine", "what happens if I miss a dose of the pill"
+    r"|\bcan\s+(?:i|he|she|we)\s+(?:drive|work|fly|exercise|breastfeed|drink|swim)\s+(?:after|while|when)\s+"
+    r"(?:taking|on|having|using)\b"
+    r"|\bwhat\s+(?:happens|should\s+i\s+do|do\s+i\s+do)\s+if\s+(?:i|he|she|you|we)\s+(?:miss|forget|skip|double)\s+"
+    r"(?:a|an|my|the|his|her)\s+(?:\w+\s+)?(?:dose|pill|tablet|injection)s?\b"
     rf"|\bcan\s+(?:i|he|she)\s+(?:take|mix|combine|drink)\s+(?:\w+\s+){{1,3}}?with\s+(?:(?:my|his|her|the)\s+)?"
     rf"(?:\w+\s+){{0,2}}?(?:{_MEDICINE}|{_DRUG_NAME}|alcohol)\b",
     re.IGNORECASE,
@@ -169,6 +177,11 @@ _DIAGNOSE = re.compile(
     r"|\b(?:sugar|glucose|pressure|bp|cholesterol|heart ?rate|pulse|oxygen|sats|a1c|hba1c|temperature|temp|psa|tsh)\b"
     r"[^?!]*\d[^?!]*\b(?:is|was|are)\s+(?:that|this|it|these|they)\s+(?:too\s+)?(?:dangerous|bad|normal|high|low|ok|okay|"
     r"safe|serious|worrying|fine|good)\b"
+    # "give me the results of my blood test", "what my ECG shows": results are the ordering doctor's to give
+    r"|\b(?:results?|findings)\s+(?:of|from)\s+(?:my|his|her|the)\s+(?:\w+\s+)?"
+    r"(?:blood tests?|tests?|scans?|x-?rays?|mri|biopsy|ecg|ekg|labs?|bloods)\b"
+    r"|\bwhat\s+(?:my|his|her|the)\s+(?:\w+\s+)?(?:ecg|ekg|x-?ray|scan|mri|ct|blood tests?|results?|biopsy)\s+"
+    r"(?:shows?|says?|means?|found)\b"
     # "can you read my x-ray", "explain my blood test results"
     r"|\b(?:read|interpret|look at|explain|check)\s+(?:my|his|her|these|this|the)\s+(?:\w+\s+)?(?:x-?rays?|scans?|mri|"
     r"ct scan|blood (?:tests?|work|results)|bloodwork|ecg|ekg|lab (?:results?|tests?)|test results?|biopsy)\b"
@@ -196,6 +209,12 @@ _OFF_TOPIC = re.compile(
     # errands, said as requests: "I fell out of a taxi" or "I cut my finger cooking" are complaints
     r"(?:book|call|get|order|find)\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+)?(?:taxi|cab|uber|pizza|takeaway)|"
     r"play\s+(?:me\s+|us\s+)?(?:some\s+|a\s+|the\s+)?(?:music|songs?|radio|playlist|podcast)|"
+    # errands to be reminded of ("remind me to call the plumber"; "to call the doctor" is care)
+    r"remind\s+me\s+to\s+(?:call|ring|phone|text|email|buy|pick up|pay|feed|walk|water|clean|wash|collect|post|send)|"
+    # "what's the date today" ("what's the date of my appointment" has a care word, and stays)
+    r"what(?:'s| is)\s+(?:the\s+)?(?:date|time|day)\s+(?:today|now|it is|is it)|"
+    r"what(?:'s|s| is)\s+(?:today'?s\s+|the\s+)?date(?=\s*[?.!]*\s*$)|"
+    r"what day is it|what time is it|"
     # "set an alarm for 7am" (not "an alarm for my levothyroxine": a reminder of a dose)
     r"set\s+(?:me\s+)?(?:an?\s+)?alarm(?![^.?!]*\bfor\s+(?:my|his|her|our|the|taking)\b)|"
     r"(?:pharmacy|pharmacies|chemist|gym|shop|store|supermarket)\s+(?:near|close to)\s+"
@@ -245,6 +264,15 @@ _HEALTH_FACT = re.compile(
     r"|^\W*(?:what|which)\s+(?:are|is)\s+(?:the\s+)?(?:early\s+|first\s+|common\s+|main\s+|usual\s+|typical\s+)?"
     r"(?:signs?|symptoms?|causes?)\s+of\s+(?:an?\s+)?(?!my\b|his\b|her\b)"
     r"|\bwhat(?:'s| is)\s+the\s+difference\s+between\b"
+    # "what is hypertension", "tell me about diabetes": a condition explained
+    rf"|^\W*(?:what(?:'s|s| is| are)|explain(?:\s+what)?|tell\s+me\s+(?:about|what)|define)\s+"
+    rf"(?:an?\s+|the\s+)?(?:{_CONDITION}|\w+(?:itis|osis|emia|aemia|pathy|tension|oma|algia|ism))"
+    r"(?:\s+(?:is|are|means?))?\W*$"
+    # "what is the treatment for gout", "the best way to quit smoking"
+    r"|\bwhat(?:'s|s| is| are)\s+(?:the\s+)?(?:best\s+|usual\s+|standard\s+|normal\s+)?(?:treatments?|cures?)\s+"
+    r"(?:for|of)\s+(?!my\b|his\b|her\b)"
+    r"|\b(?:best|easiest|fastest|quickest|safest)\s+way\s+to\s+(?:quit|stop|give up|lose|gain|lower|reduce|boost|"
+    r"get rid of|cure|treat|prevent)\b"
     r"|\bshould\s+(?:i|we|you|people)\s+(?:get|have|take)\s+(?:the|a|an|my)\s+(?:\w+\s+)?(?:jab|vaccine|vaccination|shot|booster)\b"
     r"|\bis\s+(?:coffee|tea|alcohol|sugar|salt|red meat|chocolate|vaping|smoking|caffeine|milk|fasting)\s+"
     r"(?:bad|good|healthy|unhealthy|ok|okay|safe|dangerous)\b",
@@ -270,7 +298,7 @@ _MONEY = re.compile(
 # "My joints ache when the weather turns", "a headache after the news": a symptom keeps it in scope.
 _CARE_WORDS = re.compile(
     r"\b(?:under the weather|feel|feels|feeling|felt|unwell|not well|tired|"
-    r"appointment|doctor|specialist|book|booking|symptoms?|pain|ache|aches|hurts?|sore|sick|ill|fever|"
+    r"appointment|visits?|doctor|specialist|book|booking|symptoms?|pain|ache|aches|hurts?|sore|sick|ill|fever|"
     r"medicine|medication|meds|pills?|tablets?|doses?|insulin|inhalers?|reminder|vitals?|heart|blood|sleep|report|sos|ambulance|emergency|clinic|"
     r"hospital|nurse|\w+ologist|surgeon|surgery|gp|follow[- ]?up|check[- ]?up|health|medical)\b",
     re.IGNORECASE,

@@ -131,9 +131,25 @@ OUT_OF_SCOPE = [
     ("how much does a private scan cost", scope.OFF_TOPIC),
     ("set an alarm for 7am", scope.OFF_TOPIC),
     ("can you recommend a good pharmacy near me", scope.OFF_TOPIC),
+    ("what is hypertension", scope.HEALTH_FACT),
+    ("tell me about diabetes", scope.HEALTH_FACT),
+    ("what is the treatment for gout", scope.HEALTH_FACT),
+    ("what's the best way to quit smoking", scope.HEALTH_FACT),
+    ("remind me to call the plumber tomorrow", scope.OFF_TOPIC),
+    ("what's the date today", scope.OFF_TOPIC),
+    ("whats the date", scope.OFF_TOPIC),
+    ("could you order my repeat prescription", scope.PRESCRIBE),
+    ("give me the results of my blood test", scope.DIAGNOSE),
+    ("can you tell me what my ECG shows", scope.DIAGNOSE),
+    ("can i drive after taking codeine", scope.ADVICE),
+    ("what happens if I miss a dose of the pill", scope.ADVICE),
 ]
 
 IN_SCOPE = [
+    "what's the date of my next gynaecology visit",
+    "what is the time of my dermatology appointment",
+    "remind me to call the doctor tomorrow",
+    "what's the best way to lower my blood pressure, I'd like to see someone",
     # the same questions said of the patient: complaints, reminders or the records
     "how long will my cold last",
     "I've had a cold for 3 weeks, how long does a cold last",
