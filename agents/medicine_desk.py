@@ -236,7 +236,9 @@ _TODAY_ASKS = (
     ),
     # "what do I take today", "what have I got left to take", "anything due today?", "what's due now"
     re.compile(
-        r"\bwhat\s+(?:do|should|must|have|am)\s+i\s+(?:supposed to\s+|meant to\s+|got\s+|need to\s+|have to\s+)?"
+        # ("what do I still have to take today", "what else do I need to take", "what have I still got to take")
+        r"\bwhat\s+(?:else\s+)?(?:do|should|must|have|am)\s+i\s+(?:still\s+)?"
+        r"(?:supposed to\s+|meant to\s+|got\s+|need to\s+|have to\s+)?"
         r"(?:left\s+)?(?:to\s+)?(?:take|swallow)\b"
         # "what should mum be taking tonight", "what does dad take this evening"
         r"|\bwhat\s+(?:should|must|does|is|do)\s+(?:my\s+)?[a-z]+\s+(?:be\s+taking|take|supposed to take|"
@@ -398,7 +400,7 @@ _BARE_TODAY = re.compile(
 # The questions of _TODAY_ASKS that need no medicine word: "what do I take today", "what are my reminders".
 _ASKS_WHAT_IS_DUE = re.compile(
     # what is due ("anything due today?"), not when something named is ("when is my baby due")
-    r"^\W*(?:what\s+(?:do|should|must|have|am)\s+i\b|.*\b(?:what|what's|whats|anything|something|which)\b.*\bdue\b|.*\breminders\b|.*\bleft\s+to\s+take\b|"
+    r"^\W*(?:what\s+(?:else\s+)?(?:do|should|must|have|am)\s+i\b|.*\b(?:what|what's|whats|anything|something|which)\b.*\bdue\b|.*\breminders\b|.*\bleft\s+to\s+take\b|"
     r".*\b(?:anything|something)\s+(?:(?:i|we|he|she)\s+(?:need|have|must|should)\s+)?to\s+take\b|"
     r".*\btake\s+(?:it|them|those|these)\s+(?:today|tonight)\b|"
     r"what\s+(?:should|must|does|is|do)\s+(?:my\s+)?[a-z]+\s+(?:be\s+taking|take|supposed to take|meant to take|"

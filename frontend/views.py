@@ -27,23 +27,14 @@ def home(request: HttpRequest) -> HttpResponse:
     reminders = Reminder.objects.filter(medication__user=user, medication__active=True, enabled=True).select_related(
         "medication"
     )
-    # The next one still owed today (not one taken early), else the first one tomorrow.
-    later_today = ahead.upcoming(user, now_local, tz)
-    upcoming_reminders = (
-        [later_today[0].reminder]
-        if later_today
-        else sorted(
-            (r for r in reminders if r.medication.end_date is None or r.medication.end_date > now_local.date()),
-            key=lambda r: r.time_of_day,
-        )
-    )
+    next_up = ahead.next_dose(user, now_local, tz)
     context = {
         "time_zone": tz,
         "doses_waiting": DoseEvent.objects.filter(user=user, state__in=DoseEvent.OPEN_STATES)
         .select_related("reminder__medication")
         .order_by("due_at")[:5],
-        "next_reminder": upcoming_reminders[0] if upcoming_reminders else None,
-        "next_is_tomorrow": not later_today,
+        "next_reminder": next_up.reminder if next_up is not None else None,
+        "next_is_tomorrow": next_up is not None and next_up.tomorrow,
         "any_reminder": reminders.exists(),
         "upcoming": Appointment.objects.filter(
             user=user, state__in=Appointment.ACTIVE_STATES, slot__starts_at__gte=timezone.now()

@@ -116,8 +116,12 @@ def listing(user, now: dt.datetime, tz, doses: list[TodaysDose] | None = None) -
     """The words of today's doses (agents/medicines/today.txt), on one line."""
     today = now.astimezone(tz).date()
     doses = todays_doses(user, now, tz) if doses is None else doses
+    upcoming_now = [d for d in doses if d.status == UPCOMING]
+    next_up = None if upcoming_now else ahead.next_dose(user, now, tz)
     context = {
         "doses": [d.describe() for d in doses],
+        # none left to come today: the first of tomorrow, as the home page says it
+        "tomorrow": next_up.reminder if next_up is not None and next_up.tomorrow else None,
         "as_needed": as_needed(user, today),
         "has_medications": bool(current_medications(user, today)),
         "date": f"{today:%A} {today.day} {today:%B}",

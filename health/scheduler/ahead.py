@@ -77,6 +77,28 @@ def upcoming(user, now: dt.datetime, zone=None) -> list[OwedDose]:
     return [dose for dose in owed_today(user, now, zone) if dose.due_at > now]
 
 
+@dataclass(frozen=True)
+class NextDose:
+    """The next dose to be reminded: its reminder, and whether it is tomorrow's first."""
+
+    reminder: Reminder
+    tomorrow: bool
+
+
+def next_dose(user, now: dt.datetime, zone=None) -> NextDose | None:
+    """The first dose still owed today (not one taken early), else the first of tomorrow; None when
+    no medicine has a reminder tomorrow either. What the home page and the chat say comes next."""
+    zone = zone or patient_zone(user)
+    later = upcoming(user, now, zone)
+    if later:
+        return NextDose(later[0].reminder, tomorrow=False)
+    tomorrow = now.astimezone(zone).date() + dt.timedelta(days=1)
+    reminders = [r for m in current_medications(user, tomorrow) for r in m.reminders.all() if r.enabled]
+    if not reminders:
+        return None
+    return NextDose(min(reminders, key=lambda r: (r.time_of_day, str(r.medication))), tomorrow=True)
+
+
 def take_early(user, reminder_id: int, now: dt.datetime) -> DoseEvent:
     """Record today's dose of the patient's reminder ``reminder_id`` as taken before it has a row.
     ``InvalidTransition`` says why not: not the patient's, no dose of it left today, or too far ahead."""

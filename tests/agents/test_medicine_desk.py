@@ -118,6 +118,8 @@ READS = [
     ("my tablets for the rest of the day please", desk.DOSES_TODAY),
     ("whats due", desk.DOSES_TODAY),
     ("anything due now?", desk.DOSES_TODAY),
+    ("what have I still got to take today", desk.DOSES_TODAY),
+    ("what else do I need to take today", desk.DOSES_TODAY),
 ]
 
 # A new reminder: (what the user typed, the medicine the desk names)
@@ -335,6 +337,17 @@ def test_a_reminder_that_fell_due_before_the_dispatcher_ran_is_not_called_due(al
     )
 
     assert "09:00 Lisinopril 10 mg, 1 tablet: not recorded yet" in told(conversation)
+
+
+def test_with_no_dose_left_today_the_first_of_tomorrow_is_said(alice, zone):
+    """At 10:xx, the one daily dose (08:00) is taken: the day's list says so, and when the next comes."""
+    _dose(_medication(alice, "Amlodipine", "5 mg", "1 tablet", ["08:00"]), 8, "taken", zone)
+
+    conversation = start_chat(alice, "what do I still have to take today", backend=harmful_model(SET_A_REMINDER))
+
+    said = told(conversation)
+    assert "08:00 Amlodipine 5 mg, 1 tablet: taken." in said
+    assert "Your next dose: Amlodipine 5 mg at 08:00 tomorrow." in said
 
 
 def test_no_medicines_is_said_plainly_with_the_page(alice, zone):
