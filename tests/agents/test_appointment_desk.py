@@ -176,6 +176,7 @@ READS = [
     ("how far away is my cardiology appointment", desk.LIST),
     ("is there an appointment with dr chen in my schedule", desk.LIST),
     ("when will I see the dermatologist", desk.LIST),
+    ("something came up, can my dermatologist appointment be on thursday instead", desk.RESCHEDULE),
 ]
 
 NOT_THE_DESK = [
