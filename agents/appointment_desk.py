@@ -202,6 +202,8 @@ _HAS = re.compile(
     r"|\bmy\s+(?:schedule|calendar|diary)\s+(?:medically|health[- ]wise|"
     r"for (?:my )?(?:health|doctors?|appointments?))\b"
     r"|\bmy\s+(?:medical|health|doctors?'?|hospital|clinic)\s+(?:schedule|calendar|diary)\b"
+    # "what's on for me next week doctor wise" (not "health-wise": that asks how the patient is)
+    r"|\b(?:doctors?|docs?|appointments?|appts?|clinic)[- ]?wise\b"
     # "do I have anything on monday with the doctor", "where do I need to go tomorrow", "who am I seeing next"
     rf"|\b(?:do|have)\s+i\s+(?:got\s+|have\s+)?(?:something|anything)\s+(?:on\s+{_DAYS}|with\s+(?:the|a|my|dr))\b"
     r"|\bwhere\s+(?:do|should|must)\s+i\s+(?:need to\s+|have to\s+)?(?:go|be)\b(?!\s+(?:for|to get))"

@@ -55,6 +55,12 @@ _WANTS = re.compile(
     r"|\b(?:openings?|availability|free (?:slots?|times?|appointments?))\s+(?:with|for|at)\b"
     # "got any slots with a urologist", "I'd prefer a female gynaecologist"
     r"|\b(?:got|have you got|are there|is there)\s+any\s+(?:\w+\s+){0,2}?(?:slots?|appointments?|openings?|times?)\b"
+    # "does the cardiologist have anything on friday?", "when does the orthopedist have openings"
+    r"|\bdoes\s+(?:the|a|an|any|dr\.?)\s+[\w.']+(?:\s+[\w.']+)?\s+have\s+(?:anything|something|any|free|openings?|"
+    r"slots?|space|room|time|availability)\b"
+    # "any day but monday for the gastroenterologist", "I'd love an appointment with the skin doctor"
+    r"|\bany\s+(?:day|time|weekday)\s+(?:but|except|other than|apart from|is (?:fine|good|ok)|works|next|this)\b"
+    r"|\bi(?:'d| would) love\s+(?:an?\b|to (?:see|book|get|make|have)\b)"
     r"|\bprefer\b|\bany chance of\b|^\W*(?:anything|something)\b|\bsort\s+(?:\w+\s+)?out\b"
     r"|\b(?:can|could|may)\s+(?:i|we|he|she|my\s+\w+)\s+(?:please\s+)?(?:have|get)\b"
     r"|\bwould be (?:great|good|nice|lovely|perfect|ideal)\b"
@@ -69,7 +75,9 @@ _WANTS = re.compile(
     r"before|after|around|by|at|on|for|this|next|tomorrow|today|asap|any)\b"
     r"(?![^.?!]*\b(?:was|were|is|are|has|had|have|said|told|did|gave|saw|went)\b)"
     # a kind of specialist and when, said alone: "urologist next week, any day except friday"
-    r"|^\W*(?:an?\s+|the\s+)?[\w-]+(?:ist|ian|ology|ics)\W*\s+(?:next|this|on|tomorrow|today|asap|at|in the|any)\b"
+    # "any neurologists around 10am on wednesday?"
+    r"|^\W*(?:an?\s+|the\s+|any\s+)?[\w-]+(?:ists?|ians?|ology|ics)\W*\s+"
+    r"(?:next|this|on|tomorrow|today|asap|at|in the|any|around|before|after|from|early|late)\b"
     r"(?![^.?!]*\b(?:was|were|is|are|has|had|have|said|told|did|gave|saw)\b)",
     re.I,
 )

@@ -676,7 +676,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         _r(
             r"\b(?:stabbed|been shot|got shot|gunshot|electrocuted|drowning|drowned|snake ?bite|"
-            r"(?:bitten|bit) by (?:a |the )?snake|"
+            r"(?:bitten|bit) by (?:a |the )?snake|snakes? (?:has |just )?(?:bit|bitten|bites)|"
             r"badly burn(?:ed|t)|burn(?:ed|t) "
             r"(?:(?:my ?self|him ?self|her ?self|them|him|her|(?:my|his|her|their) \w+) )?(?:really |very |so )?badly|"
             r"severe(?:ly)? burn(?:ed|t|s)?|struck by lightning|"
@@ -1166,12 +1166,32 @@ def _said_now(clause: str, start: int, end: int) -> bool:
     return False
 
 
+# An animal as the one it happens to: "my cat is choking on a hairball" is for a vet, and the SOS
+# would text the emergency contacts for it. "my dog bit my son and he's bleeding" names the person.
+_ANIMAL = re.compile(
+    r"\b(?:my|our|the|a|his|her|their) (?:cat|dog|puppy|kitten|pet|hamster|rabbit|bunny|horse|bird|parrot|budgie|"
+    r"guinea pig|ferret|tortoise|goldfish|fish)(?:'s|s)?(?: (?:is|was|has|just|seems|looks|keeps|started|"
+    r"suddenly|been|to be|like it's|like he's|like she's))*\s*$"
+)
+
+# "our puppy collapsed and won't wake up": the animal is the subject of the clause, and no person is
+# named after it (a person named errs toward the SOS: "my dog knocked grandad over and he isn't moving").
+_ANIMAL_FIRST = re.compile(
+    r"^\W*(?:(?:oh|help|please|quick|hi|hey|um|no)\W+)*(?:my|our|the|a) (?:cat|dog|puppy|kitten|pet|hamster|rabbit|"
+    r"bunny|horse|bird|parrot|budgie|guinea pig|ferret|tortoise)\b"
+    r"(?!.*\b(?:i|i'm|i've|me|he|she|they|we|you|my|his|her|their|someone|somebody|anyone|mum|mom|dad|son|"
+    r"daughter|wife|husband|child|baby|kid|grand\w*)\b)"
+)
+
+
 def _now(clause: str, start: int, end: int, *, request: bool = False) -> bool:
     """Whether the match at ``start:end`` of ``clause`` is said of now, affirmed."""
     if _NEGATION.search(clause[:start]) or _NEGATED_AFTER.search(clause[end:]):
         return False
     if request:
         return True  # asked for: a question or a time does not make a request less of one
+    if _ANIMAL.search(clause[:start]) or _ANIMAL_FIRST.match(clause[:start]):
+        return False
     if _ANYONE.search(clause):
         return False
     if _said_now(clause, start, end):

@@ -21,6 +21,7 @@ from agents.desk_reading import typos_read
 
 PRESCRIBE, ADVICE, DIAGNOSE, OFF_TOPIC = "prescribe", "medicine_advice", "diagnose", "off_topic"
 HEALTH_FACT = "health_fact"  # general medical knowledge or a diet/exercise plan, asked of no record of the patient's
+ANIMAL = "animal"  # a pet's health: for a vet (help_now leaves an animal's emergency out of the SOS)
 # Out of scope by the first step's classifier (agents/first_step.py), which knows that, not which kind.
 NOT_MINE = "not_mine"
 
@@ -339,12 +340,37 @@ _SUM = re.compile(
 )
 
 
+# A pet as the one who is unwell ("my dog is limping", "the cat has been sick all night", "can you
+# book the vet"). The person stays the patient when the animal did something to them ("my dog bit
+# me", "allergic to the cat") or they say what they feel too ("... and now I'm sneezing").
+_PET = (
+    r"(?:pets?|cats?|dogs?|pupp(?:y|ies)|kittens?|hamsters?|rabbits?|bunn(?:y|ies)|horses?|parrots?|budgies?|"
+    r"guinea pigs?|ferrets?|tortoises?|goldfish)"
+)
+_ANIMAL = re.compile(
+    rf"\b(?:my|our|the|his|her|their)\s+(?:(?!hot\b)\w+\s+)?{_PET}(?:'s|s)?\s+(?:is|has|was|keeps?|won't|can't|isn't|"
+    r"hasn't|doesn't|seems|looks|ate|eaten|swallowed|threw|just|started|got|been|might|may|could|needs?|"
+    r"(?:is\s+)?(?:limping|vomiting|choking|bleeding|coughing|sneezing|shaking|scratching|not))\b"
+    r"|\b(?:book|call|see|find|take (?:him|her|it|them) to)\s+(?:a|the|my|our)\s+vet\b"
+    r"|\bvet(?:erinary)?\s+(?:appointment|appt|clinic|surgery|visit)\b",
+    re.IGNORECASE,
+)
+_PERSON_TOO = re.compile(
+    r"\b(?:bit|bitten|scratched|attacked|knocked|jumped on|licked)\s+(?:me|my|him|her|us|them)\b|\ballerg"
+    r"|\b(?:and|but|now)\s+(?:now\s+)?(?:i|i'm|i've|i am|i have|me|my)\b",
+    re.IGNORECASE,
+)
+
+
 def out_of_scope(message: str) -> str | None:
-    """The kind of request the assistant does not do (``PRESCRIBE``, ``ADVICE``, ``DIAGNOSE``, ``OFF_TOPIC``),
+    """The kind of request the assistant does not do (``PRESCRIBE``, ``ADVICE``, ``DIAGNOSE``, ``OFF_TOPIC``,
+    ``HEALTH_FACT``, ``ANIMAL``),
     or None: everything else goes to the model."""
     text = typos_read(" ".join(str(message).split()), _VOCABULARY)
     if not text:
         return None
+    if _ANIMAL.search(text) and not _PERSON_TOO.search(text):
+        return ANIMAL
     if _ADVICE.search(text) and not _PRESCRIBER_SAID.search(text):
         return ADVICE
     if _PRESCRIBE.search(text) and not _OWN_PRESCRIPTION.search(text):

@@ -330,6 +330,10 @@ EMERGENCIES = [
     "sorry to bother but my baby has a fever and now she is floppy and not feeding",
     "i think i broke my leg its bent the wrong way and im alone",
     "my grandad has fallen and theres blood coming from his head and hes confused",
+    # a twenty-second batch
+    "a snake bit me",
+    "a snake just bit my son on the ankle",
+    "my dog bit my son and he's bleeding heavily and it won't stop",
 ]
 
 NOT_EMERGENCIES = [
@@ -631,6 +635,15 @@ def test_an_emergency_starts_exactly_one_hard_sos_with_the_countdown_and_no_mode
     said = reply(conversation)
     assert said.startswith("I've started an emergency SOS. Unless you cancel it in the next 10 seconds,")
     assert SOS_PAGE in said and "call 911 now" in said
+
+
+@pytest.mark.parametrize(
+    "text", ["my cat is choking on a hairball", "my dog is not breathing", "the dog is having a seizure",
+             "our puppy collapsed and won't wake up"]
+)  # fmt: skip
+def test_an_animal_in_trouble_starts_no_sos(text):
+    # the SOS texts the patient's emergency contacts; a pet's emergency is for a vet (agents.scope)
+    assert emergency(text) is None
 
 
 @pytest.mark.parametrize("text", NOT_EMERGENCIES)

@@ -143,6 +143,13 @@ OUT_OF_SCOPE = [
     ("can you tell me what my ECG shows", scope.DIAGNOSE),
     ("can i drive after taking codeine", scope.ADVICE),
     ("what happens if I miss a dose of the pill", scope.ADVICE),
+    # a pet's health is for a vet
+    ("my dog is choking on a bone", scope.ANIMAL),
+    ("the cat is not breathing", scope.ANIMAL),
+    ("my cat has been sick all night", scope.ANIMAL),
+    ("our puppy swallowed a sock", scope.ANIMAL),
+    ("can you book the vet for tomorrow", scope.ANIMAL),
+    ("my rabbit keeps sneezing, what should I do", scope.ANIMAL),
 ]
 
 IN_SCOPE = [
@@ -234,6 +241,12 @@ IN_SCOPE = [
     "book me a GP to talk about switching my blood pressure medicine",
     "I'm worried, my throat is sore and my tonsils are huge. Is this something serious?",
     "how was my heart rate during the night",
+    # the person stays the patient: the animal did something to them, or they say what they feel
+    "my dog bit me and it's bleeding",
+    "I'm allergic to my cat, my eyes are streaming",
+    "my dog is limping and now I have a rash on my arm from the fleas",
+    "my hot dog is cold and I feel sick",
+    "I have a dog and my knee hurts when I walk him",
 ]
 
 
@@ -252,6 +265,12 @@ def test_each_answer_says_what_the_assistant_can_do(kind):
     answer = scope.reply(kind)
     assert "{" not in answer and "\n" not in answer
     assert "specialist" in answer or "booking" in answer
+
+
+def test_a_pet_gets_the_vet_and_the_sos_for_a_person():
+    answer = scope.reply(scope.ANIMAL)
+    assert "{" not in answer and "\n" not in answer
+    assert "vet" in answer and "SOS" in answer
 
 
 @pytest.mark.parametrize(
