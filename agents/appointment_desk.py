@@ -369,6 +369,7 @@ _QUESTION = re.compile(
     r"can you (?:show|tell|check|list|remind|read)|could you (?:show|tell|check|list|remind|read)|any|read)\b"
     r"|\b(?:show|list|tell|read)\s+me\b|\bread\s+out\b|\bremind me (?:of|about|when)\b"
     # "how long until my appointment", "I've got one soon haven't I"
+    r"|\bwhat\s+(?:have|do|did|am)\s+(?:i|we)\b"  # "appointment-wise, what have I got this month"
     r"|\bhow\s+(?:long|many days|soon|far)\b|\b(?:haven't|don't|didn't|isn't|aren't)\s+(?:i|it|we|they)\W*$"
     # "please confirm my appointment time for monday"
     r"|\bconfirm\s+(?:my|the|when|what|if|whether)\b"

@@ -169,6 +169,8 @@ READS = [
     ("put my appointment back a week", desk.RESCHEDULE),
     ("whats on my schedule medically", desk.LIST),
     ("what's in my medical calendar this week", desk.LIST),
+    ("whats on for me next week doctor wise", desk.LIST),
+    ("appointment-wise, what have I got this month", desk.LIST),
     ("did I book a gp for monday", desk.LIST),
     ("have you booked me with the dermatologist yet", desk.LIST),
     ("what time do I need to be at the dermatology clinic", desk.LIST),

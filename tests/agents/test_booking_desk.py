@@ -61,6 +61,11 @@ READS = [
     ("please get me in to the skin clinic on monday", "dermatologist"),
     ("cardiology, any morning next week", "cardiologist"),
     ("my wife wants an appointment with a dermatologist, evenings preferably", "dermatologist"),
+    ("any dermatologists around 10am on wednesday?", "dermatologist"),
+    ("does the cardiologist have anything on friday?", "cardiologist"),
+    ("when does the dermatologist have openings", "dermatologist"),
+    ("any day but monday for the cardiologist", "cardiologist"),
+    ("I'd love an appointment with the skin doctor asap", "dermatologist"),
 ]
 NOT_THE_DESK = [
     "I'm not well and I don't know what kind of doctor I need.",
@@ -79,6 +84,9 @@ NOT_THE_DESK = [
     "the dermatologist next week was really helpful but my rash came back",
     "cardio appointment on monday was cancelled by the hospital",
     "derm symptoms on my arm, a rash",
+    "my cardiologist said I can take aspirin any time",
+    "I'd love to know what a dermatologist treats",
+    "does the dermatologist have parking",
 ]
 
 
