@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents import desk_steps
 from agents.desk_reading import prepared, typos_read
+from agents.field_names import clipped_spans
 from agents.tools.appointments import SEARCH_HORIZON, SEARCH_LEAD, specialist_label
 from agents.tools.my_appointments import listing, upcoming
 from agents.tools.preferences import Preference, clock_time, describe, preference_from
@@ -570,7 +571,7 @@ def choose(appointments: list[Appointment], words: str, today: dt.date) -> list[
         position = int(number.group(1)) if number.group(1) else _ORDINALS.index(number.group(2).lower()) + 1
         return [appointments[position - 1]] if 0 < position <= len(appointments) else []
     found = appointments
-    named = [s.pk for s, names in specializations if any(_said(n, low) for n in names)]
+    named = [s.pk for s, names in specializations if any(_said(n, low) for n in names) or clipped_spans(s.name, low)]
     people = [a for a in found if _surname(a) and re.search(rf"\b{re.escape(_surname(a))}\b", f"{low} {typed}")]
     if people:
         found = people

@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 
 from agents import desk_steps
 from agents.desk_reading import prepared, typos_read
+from agents.field_names import clipped_spans
 from agents.tools.appointments import ANSWER_NO, ANSWER_YES
 from agents.tools.doctors import doctor_named
 from agents.tools.transcript import request_parts
@@ -120,32 +121,6 @@ GENERAL = "general physician"
 _BARE_WORDS = 12
 
 
-# The short forms clinics and patients use for a field ("a derm appt", "neuro on friday", "book me
-# with gastro"), by the directory's name. Written out, not derived: a prefix alone is ambiguous
-# ("endo" is not "end"), and these are the clippings in common use.
-_CLIPPED = {
-    "orthopedist": ("ortho", "orthopaedics", "orthopedics"),
-    "psychiatrist": ("psych", "psychiatry"),
-    "neurologist": ("neuro",),
-    "gastroenterologist": ("gastro",),
-    "endocrinologist": ("endo",),
-    "gynecologist": ("gyno", "gynae", "obgyn", "ob-gyn", "ob/gyn", "obs and gynae"),
-    "urologist": ("uro",),
-    "rheumatologist": ("rheum", "rheumy"),
-    "nephrologist": ("nephro", "renal"),
-    "pulmonologist": ("pulmo", "respiratory"),
-    "ophthalmologist": ("ophtho", "eye clinic"),
-    "dermatologist": ("derm", "derma", "skin clinic"),
-    "cardiologist": ("cardio",),
-    "oncologist": ("onc", "onco"),
-    "pediatrician": ("peds", "paeds", "paediatrics", "pediatrics"),
-}
-# The clipping must name the field, not a part of the body or a word: "neuro" followed by a noun of its
-# own ("neuro symptoms") still names the field in a booking, so only words that would make it a
-# complaint are excluded here.
-_CLIP_NOT = r"(?!\s+(?:symptoms?|problems?|issues?|pain)\b)"
-
-
 def _named(text: str) -> str | None:
     """The one specialization of the directory ``text`` names: its name, a synonym, a plural, or the
     field's adjective ("an orthopaedic doctor", "the dermatology clinic": the name's stem), a typo of
@@ -161,9 +136,7 @@ def _named(text: str) -> str | None:
             patterns = [rf"\b{re.escape(name)}s?\b", *([rf"\b{re.escape(stem)}\w*"] if stem else [])]
             for pattern in patterns:
                 spans.setdefault(specialization, []).extend(m.span() for m in re.finditer(pattern, low))
-        for clipped in _CLIPPED.get(specialization, ()):
-            found_clip = re.finditer(rf"(?<![\w-]){re.escape(clipped)}s?(?![\w-]){_CLIP_NOT}", low)
-            spans.setdefault(specialization, []).extend(m.span() for m in found_clip)
+        spans.setdefault(specialization, []).extend(clipped_spans(specialization, low))
     # "an orthopaedic surgeon" names the orthopedist, not also the general surgeon ("surgeon"): a name
     # said only inside another specialization's longer name is not said.
     found = {

@@ -551,3 +551,31 @@ def test_a_surname_with_a_double_letter_is_not_read_as_a_typo(alice, two_appoint
     lott = _booked(alice, "dermatologist", "Dr. Anna Lott", 3, 10)
     today = local_day_at(0, 12).date()
     assert desk.choose([*two_appointments, lott], "cancel my appointment with dr lott", today) == [lott]
+
+
+@pytest.mark.parametrize(
+    ("words", "field"), [("pls cancel my derm appt", "dermatologist"), ("move the uro one", "urologist")]
+)
+def test_a_clinics_short_form_names_the_appointment(alice, two_appointments, words, field):
+    derm = _booked(alice, "dermatologist", "Dr. Anna Lott", 3, 10)
+    uro, _gp = two_appointments
+    today = local_day_at(0, 12).date()
+    assert desk.choose([*two_appointments, derm], words, today) == [derm if field == "dermatologist" else uro]
+
+
+def test_cancel_my_derm_appt_cancels_the_dermatologist_only_after_yes(alice, two_appointments):
+    derm = _booked(alice, "dermatologist", "Dr. Anna Lott", 3, 10)
+    backend = harmful_model()
+
+    conversation = start_chat(alice, "pls cancel my derm appt", backend=backend)
+
+    question = pending_question(conversation)
+    assert "Dr. Anna Lott" in question and "Dr. Ida Berg" not in question
+    conversation = post_user_message(conversation.pk, alice, "yes", backend=backend)
+
+    assert backend.calls == []
+    assert sorted(Appointment.objects.filter(user=alice).values_list("state", flat=True)) == [
+        "cancelled", "confirmed", "confirmed",
+    ]  # fmt: skip
+    derm.refresh_from_db()
+    assert derm.state == "cancelled"
