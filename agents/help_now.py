@@ -509,6 +509,13 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"\bsudden(?:ly)?\b{_S}{{0,20}}\b(?:numb\w*|weak\w*|droop\w*|paraly\w*)\b{_S}{{0,20}}"
             r"\b(?:face|arm|leg|hand|side)\b"
         ),
+        # the limbs first and "suddenly" after, or between: "my arm and leg went numb suddenly",
+        # "suddenly my left arm and leg are numb" (one leg, not "legs" after a run)
+        _r(
+            rf"\b(?:face|arm|leg|hand|side)\b{_S}{{0,30}}\b(?:numb\w*|weak\w*|paraly\w*|limp|dead)\b{_S}{{0,15}}"
+            rf"\bsudden(?:ly)?\b|\bsudden(?:ly)?\b{_S}{{0,25}}\b(?:arm|leg|face|hand|side)\b{_S}{{0,20}}"
+            r"\b(?:numb\w*|weak\w*|limp|dead|paraly\w*)\b"
+        ),
         # the face and an arm gone numb together: "I can't feel my face and my arm went numb"
         _r(
             r"\b(?:can't feel|lost (?:the )?feeling in|numb\w*(?: in)?)\s+(?:my|his|her|their|the)\s+face\b"
@@ -675,7 +682,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"window|tree|cliff)\b"
         ),
         _r(
-            r"\b(?:stabbed|been shot|got shot|gunshot|electrocuted|drowning|drowned|snake ?bite|"
+            r"\b(?:stabbed(?! (?:by|with) (?:a |an )?(?:needle|pin|syringe|thorn|splinter))|been shot|got shot|gunshot|"
+            r"electrocuted|drowning|drowned|snake ?bite|"
             r"(?:bitten|bit) by (?:a |the )?snake|snakes? (?:has |just )?(?:bit|bitten|bites)|"
             r"badly burn(?:ed|t)|burn(?:ed|t) "
             r"(?:(?:my ?self|him ?self|her ?self|them|him|her|(?:my|his|her|their) \w+) )?(?:really |very |so )?badly|"
@@ -879,6 +887,16 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     ],
     # a racing heart with fainting coming: an arrhythmia ("my heart is going like 200 and I feel like I'm
     # going to pass out"), in either order
+    # a fall or a collapse, then not talking or moving: "my husband just fell down and he is not talking"
+    "unconscious": [
+        _r(
+            r"\b(?:(?:fell|fallen)(?! asleep| for| out| behind| in love| apart| pregnant| ill| sick)|collapsed|fainted|"
+            rf"passed out|hit (?:his|her|their) head)\b{_S}{{0,40}}"
+            r"\b(?:(?:he|she|they)(?:'s|'re| is| are)?|and(?: is|'s)?)\s+(?:not|isn't|aren't|won't|can't|cannot)\s+"
+            r"(?:talking|speaking|moving|answering|responding|talk|speak|move|answer|respond)\b"
+            r"(?! (?:to|with) (?:me|us|anyone|anybody|him|her|them)| about)"
+        ),
+    ],
     "palpitations": [
         _r(
             r"\b(?:heart|pulse|heartbeat|heart rate)\s+(?:is\s+|'s\s+)?(?:racing|pounding|hammering|"

@@ -334,9 +334,18 @@ EMERGENCIES = [
     "a snake bit me",
     "a snake just bit my son on the ankle",
     "my dog bit my son and he's bleeding heavily and it won't stop",
+    "pls help my husband just fell down and he is not talking",
+    "my dad fell and is not moving",
+    "my arm and leg went numb suddenly and I can't lift them",
+    "suddenly my left arm and leg are numb",
 ]
 
 NOT_EMERGENCIES = [
+    "my son fell asleep and won't talk to me",
+    "he passed out last year and now he won't talk about it",
+    "I was stabbed by a needle at the clinic, is that a problem",
+    "my legs went weak suddenly after the marathon",
+    "I fell over and I can't move my ankle much, it's swollen",
     "my heart races when I'm anxious and sometimes I feel faint",
     "my heart was racing last week and I felt faint",
     "I broke my arm last year and it healed at a funny angle",
