@@ -419,6 +419,9 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\b(?:turning|going) (?:blue|purple)\b"
             r"|\blips (?:are |have |look |looks |look a bit )?(?:turning |going |gone |turned )?"
             r"(?:blue|purple|grey|gray|dusky)\b"
+            # "baby is blue colour", "the baby's blue and floppy"
+            r"|\b(?:baby|child|toddler|kid|infant|newborn)(?:'s| is| looks| look| has gone)\s+"
+            r"(?:all\s+|very\s+|really\s+|a bit\s+)?(?:blue|purple|grey|gray)\b(?=\s*(?:colou?r|in the face|and\b|,|\.|!|$|now\b))"
             r"|(?<!fingertips have )(?<!fingers have )(?<!toes have )\b(?:gone|went|turned) (?:blue|grey|gray|purple)\b"
         ),
         # the noises of a blocked airway or of the last breaths: "on the floor making gurgling noises"
@@ -443,6 +446,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"\b(?:face|mouth|smile|eye|lip)\b{_S}{{0,15}}\b(?:drooping|droopy|drooped|droops|dropping|dropped|lopsided|fallen|sagging)\b"
         ),
         _r(r"\b(?:drooping|droopy|lopsided|sagging)\s+(?:face|mouth|smile)\b"),
+        # "grandmother face is droop": the verb's form lost
+        _r(r"\b(?:face|mouth|smile)\s+(?:is|are|was|look|looks)\s+droop\b"),
         _r(
             r"\b(?:slurred|slurring|slurry)\b"
             r"|\b(?:can't|unable to) (?:speak|talk) (?:properly|clearly|right|normally)\b"
@@ -550,7 +555,9 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"in and out of consciousness|losing consciousness|lost consciousness|can't stay awake|"
             r"barely conscious|semi-?conscious|barely awake|"
             r"passing out|keeps? fainting|"
-            r"collapsed|collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
+            # not flopping down on the sofa after work
+            r"collapsed(?! (?:on|onto|into|in) (?:the|a|my|his|her|their) (?:sofa|couch|bed|chair|armchair))|"
+            r"collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
         ),
     ],
     "unresponsive": [
@@ -636,6 +643,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # "took too many", "swallowed too much"; with other verbs and a whole or all of something, only
         # of medicines ("took her whole month of pills"; not "I ate too much", "I had my whole day ruined")
         _r(rf"\b(?:took|taken|swallowed)\b{_S}{{0,20}}\b(?:too many|too much)\b"),
+        # as a learner of English says it: "i drink too much pills" (not "I take too many vitamins": a habit)
+        _r(rf"\b(?:drink|drinks|eat|eats)\s+(?:too many|too much)\s+(?!vitamins?\b|supplements?\b){_DOSES}\b"),
         # (not a question about the day's doses: "have I taken all my pills today?", nor "all my tablets
         # for today", which are the medicines desk's)
         _r(
@@ -890,7 +899,8 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     # a fall or a collapse, then not talking or moving: "my husband just fell down and he is not talking"
     "unconscious": [
         _r(
-            r"\b(?:(?:fell|fallen)(?! asleep| for| out| behind| in love| apart| pregnant| ill| sick)|collapsed|fainted|"
+            r"\b(?:(?:fell|fallen)(?! asleep| for| out| behind| in love| apart| pregnant| ill| sick)|"
+            r"collapsed(?! (?:on|onto|into|in) (?:the|a|my|his|her|their) (?:sofa|couch|bed|chair|armchair))|fainted|"
             rf"passed out|hit (?:his|her|their) head)\b{_S}{{0,40}}"
             r"\b(?:(?:he|she|they)(?:'s|'re| is| are)?|and(?: is|'s)?)\s+(?:not|isn't|aren't|won't|can't|cannot)\s+"
             r"(?:talking|speaking|moving|answering|responding|talk|speak|move|answer|respond)\b"
@@ -949,6 +959,16 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             # not a limit that lasts: "can't move my legs as well as before"
             r"(?!\s+(?:as well|as much|as easily|properly|very well|much|like (?:i|he|she|they) used to|at night))"
         ),
+        # the other way round: "can't feel my legs after the fall"
+        _r(
+            r"\b(?:can't|cannot|unable to|couldn't)\s+(?:move|feel)\s+(?:my|his|her|their)\s+(?:legs|arms|neck|body)\b"
+            rf"{_S}{{0,30}}\b(?:after|since)\s+(?:the|a|my|his|her|their|that)\s+(?:bad\s+|big\s+)?(?:fall|crash|accident)\b"
+        ),
+        # a burn over a whole limb or the body: "burned my whole arm with boiling oil"
+        _r(
+            r"\bburn(?:ed|t|s)?\s+(?:my|his|her|their|the)\s+(?:whole|entire)\s+(?:arm|leg|back|chest|face|body|hand|side|"
+            r"belly|stomach)\b|\b(?:boiling|hot)\s+oil\b[^.!?;]{0,30}\b(?:face|all over|whole|entire)\b"
+        ),
     ],
     # blood sugar, high or low, with confusion or drowsiness: a diabetic emergency (not "confused
     # about my readings")
@@ -986,6 +1006,11 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     # pregnant, with the sight going wrong (often with a severe headache): pre-eclampsia's warning
     # signs. A headache alone in pregnancy is for the midwife or a booking, not an ambulance.
     "pregnancy": [
+        # late in pregnancy the baby has stopped moving, with bleeding or pain
+        _r(
+            rf"\bpregnant\b{_S}{{0,60}}\bbaby\s+(?:has\s+)?(?:stopped|isn't|is not|not|hasn't been|hasn't)\s+mov\w*"
+            rf"{_S}{{0,40}}\b(?:bleed\w*|blood|pain|cramp\w*)\b"
+        ),
         _r(
             rf"\bpregnant\b{_S}{{0,80}}(?<!no )(?<!not )(?<!without )"
             r"\b(?:(?:blurred|blurry|blurring|double)\s+vision|vision\s+(?:is\s+|has\s+|went\s+|going\s+)?"
@@ -1151,6 +1176,8 @@ _LASTING = re.compile(
     r"(?:weeks?|months?|years?)|for (?:a|an|one) (?:week|month|year)|"
     r"when(?:ever)? (?:i|he|she) (?:climb|walk|run|exercise|jog|lie down|sleep|work out|"
     r"go up|breathe|breath|cough|sneeze|lie|sit|kneel|stand up|cross)|"
+    r"when(?:ever)? (?:i'm|i am|i get|he's|he is|he gets|she's|she is|she gets) (?:really |very |so )?"
+    r"(?:tired|stressed|anxious|cold|hungry|sleepy|upset|nervous|worn out)\b|"
     r"on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
     r"been having(?![^.!?;]*\bfor (?:the (?:last|past) )?(?:(?:an?|one|two|three|few|couple of|half an?|\d+)\s*)?"
     r"(?:minutes?|mins?|hours?|hrs?)\b)|lately|these days|nowadays|chronic|check[- ]?up|follow[- ]?up|"

@@ -338,9 +338,21 @@ EMERGENCIES = [
     "my dad fell and is not moving",
     "my arm and leg went numb suddenly and I can't lift them",
     "suddenly my left arm and leg are numb",
+    "i drink too much pills",
+    "baby is blue colour",
+    "grandmother face is droop and cannot speak",
+    "im 8 months pregnant and the baby stopped moving and im bleeding",
+    "cant feel my legs after the fall",
+    "burned my whole arm with boiling oil",
 ]
 
 NOT_EMERGENCIES = [
+    "i take too many vitamins",
+    "the baby's blue blanket is lost",
+    "my face is droopy when I'm tired",
+    "he collapsed on the sofa after work and isn't moving till dinner lol",
+    "pregnant, the baby is moving a lot at night, is that normal",
+    "I burned my whole dinner lol, anyway can I book a GP",
     "my son fell asleep and won't talk to me",
     "he passed out last year and now he won't talk about it",
     "I was stabbed by a needle at the clinic, is that a problem",
