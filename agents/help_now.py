@@ -421,7 +421,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:blue|purple|grey|gray|dusky)\b"
             # "baby is blue colour", "the baby's blue and floppy"
             r"|\b(?:baby|child|toddler|kid|infant|newborn)(?:'s| is| looks| look| has gone)\s+"
-            r"(?:all\s+|very\s+|really\s+|a bit\s+)?(?:blue|purple|grey|gray)\b(?=\s*(?:colou?r|in the face|and\b|,|\.|!|$|now\b))"
+            r"(?:all\s+|very\s+|really\s+|a bit\s+)?(?:blue|purple|grey|gray)\b"
+            r"(?=\s*(?:colou?r|in the face|and\b|,|\.|!|$|now\b))"
             r"|(?<!fingertips have )(?<!fingers have )(?<!toes have )\b(?:gone|went|turned) (?:blue|grey|gray|purple)\b"
         ),
         # the noises of a blocked airway or of the last breaths: "on the floor making gurgling noises"
