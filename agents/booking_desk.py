@@ -85,9 +85,34 @@ _WANTS = re.compile(
 _NOT = re.compile(
     r"\b(?:don'?t|do not|no longer|never|not|won'?t|will not|wont|didn'?t)\s+(?:\w+\s+){0,2}?(?:book|need|want|see)\b"
     # changing an appointment the patient has: the appointments desk's, or the model's
-    r"|\b(?:cancel\w*|re-?schedul\w*|postpon\w*|move|call off)\b",
+    r"|\b(?:cancel\w*|re-?schedul\w*|postpon\w*|move|call off)\b|\bno,? thanks?\b|\bno,? thank you\b|\bnope\b",
     re.I,
 )
+# A short message that names a field and a time and nothing else is a booking however it is put:
+# "Thursday afternoon, cardiologist", "Is Friday possible with a dermatologist?", "What about a
+# dermatologist on Friday?", "a dermatologist visit on thursday would suit me". Not a statement
+# about a visit ("the dermatologist on friday said ..."), not the patient's own appointment ("my
+# cardiology appointment tomorrow": the appointments desk's), not a question about the practice.
+_A_TIME = re.compile(
+    r"\b(?:today|tomorrow|tmrw|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|"
+    r"morning|afternoon|evening|lunchtime|noon|midday|(?:this|next|coming) (?:week|month)|"
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|(?:the )?\d{1,2}(?:st|nd|rd|th)|asap|earliest|soonest)\b",
+    re.I,
+)
+_NOT_A_WISH = re.compile(
+    r"\b(?:was|were|had|did|said|says|told|tells|went|saw|seen|gave|helped|called|cancell?ed|sent|wrote|"
+    r"prescribed|found|thinks?|reckons?|open|opens|close|closes|closed|parking|address|phone|cost|price|pay|"
+    r"paid|insurance|accept|accepts|far|located|where|nope)\b|\bis (?:it|that|this)\b|\bno thanks?\b|\bno thank you\b"
+    r"|\b(?:my|[a-z]+'s)\s+(?:[\w']+\s+){0,2}?(?:appointment|appt|visit|booking)s?\b",
+    re.I,
+)
+_SHORT = 14  # words
+
+
+def _named_with_a_time(text: str) -> bool:
+    return len(text.split()) <= _SHORT and bool(_A_TIME.search(text)) and not _NOT_A_WISH.search(text)
+
+
 # Asking whether one should see a specialist is asking for advice: the model's (it triages).
 _ADVICE = re.compile(r"\b(?:should|do|would)\s+i\s+(?:need to\s+)?(?:see|go to|visit)\b|\bwho should\b", re.I)
 _VOCABULARY = (
@@ -201,7 +226,7 @@ def read(message: str) -> BookingRequest | None:
     from agents.tools.said import symptoms_in  # the symptom lexicon (loads spaCy once)
 
     text = prepared(message, _VOCABULARY)
-    if not text or not _WANTS.search(text) or _NOT.search(text) or _ADVICE.search(text):
+    if not text or not (_WANTS.search(text) or _named_with_a_time(text)) or _NOT.search(text) or _ADVICE.search(text):
         return None
     if appointment_desk.read(text) is not None:
         return None

@@ -66,6 +66,13 @@ READS = [
     ("when does the dermatologist have openings", "dermatologist"),
     ("any day but monday for the cardiologist", "cardiologist"),
     ("I'd love an appointment with the skin doctor asap", "dermatologist"),
+    # a field and a time, said shortly and any way round
+    ("Is Friday possible with a dermatologist?", "dermatologist"),
+    ("Thursday afternoon, cardiologist", "cardiologist"),
+    ("What about a dermatologist on Friday?", "dermatologist"),
+    ("a dermatologist visit on thursday would suit me", "dermatologist"),
+    ("Got time with a cardiologist in the morning?", "cardiologist"),
+    ("Put in a booking for the cardiologist for next Wednesday", "cardiologist"),
 ]
 NOT_THE_DESK = [
     "I'm not well and I don't know what kind of doctor I need.",
@@ -87,6 +94,12 @@ NOT_THE_DESK = [
     "my cardiologist said I can take aspirin any time",
     "I'd love to know what a dermatologist treats",
     "does the dermatologist have parking",
+    "the dermatologist on friday said my rash is fine",
+    "what time does the dermatologist close on friday",
+    "the cardiologist tomorrow, is it at 9 or 10",
+    "does the dermatologist take insurance on monday",
+    "my dad's cardiologist appointment friday",
+    "cardiologist today? no thanks",
 ]
 
 
