@@ -30,7 +30,10 @@ _MEDICINE = (
     r"antidepressants?|statins?|sleeping (?:pills?|tablets?)|"
     r"something (?:strong(?:er)? |else )?for (?:the |my )?\w+|"
     r"something to (?:help|make) (?:me |him |her )?\w+|amoxicillin|azithromycin|"
-    r"ciprofloxacin|tramadol|codeine|oxycodone|xanax|valium|diazepam|viagra|insulin)"
+    r"ciprofloxacin|tramadol|codeine|oxycodone|xanax|valium|diazepam|viagra|insulin|"
+    # what a pharmacy sells over the counter: a pharmacist's to recommend
+    r"ibuprofen|paracetamol|acetaminophen|tylenol|advil|naproxen|antihistamines?|antacids?|laxatives?|"
+    r"decongestants?|cough (?:syrup|medicine)|melatonin)"
 )
 # A time of the day after "what medicine should I take": the patient's own schedule (the medicines desk).
 _WHEN_IN_THE_DAY = (
@@ -82,6 +85,10 @@ _PRESCRIBE = re.compile(
     rf"|\bhow\s+(?:much|many)\s+\w+\s+(?:should|can|could)\s+(?:i|he|she|we|they|(?:a|my|our)\s+(?:child|baby|kid|"
     r"toddler|son|daughter|\d+\s+year\s+old))\s+(?:take|have|be given)\b"
     r"|\b(?:can|could)\s+(?:i|you)\s+(?:get|have|give)\s+(?:me\s+)?(?:a\s+)?prescription\b"
+    # "can I have some codeine", "could I get antibiotics", "I want a prescription for viagra"
+    rf"|\b(?:can|could|may)\s+(?:i|we)\s+(?:please\s+)?(?:have|get)\s+(?:some\s+|a\s+|an\s+|more\s+|any\s+)?"
+    rf"(?:strong(?:er)?\s+)?(?:{_MEDICINE})\b"
+    r"|\b(?:want|need|would like|'d like)\s+(?:a\s+)?(?:new\s+)?prescription\s+for\b"
     # a sick note is a doctor's to write, after seeing the patient
     r"|\b(?:give|write|send|get|sign)\s+(?:me\s+|him\s+|her\s+)?(?:a\s+)?(?:sick|fit|doctor'?s)\s+note\b"
     r"|\bmedical certificate\b",

@@ -143,6 +143,10 @@ OUT_OF_SCOPE = [
     ("can you tell me what my ECG shows", scope.DIAGNOSE),
     ("can i drive after taking codeine", scope.ADVICE),
     ("what happens if I miss a dose of the pill", scope.ADVICE),
+    ("can I have some codeine", scope.PRESCRIBE),
+    ("I want a prescription for viagra", scope.PRESCRIBE),
+    ("recommend a good antihistamine", scope.PRESCRIBE),
+    ("get me some ibuprofen", scope.PRESCRIBE),
     # a pet's health is for a vet
     ("my dog is choking on a bone", scope.ANIMAL),
     ("the cat is not breathing", scope.ANIMAL),
@@ -241,6 +245,9 @@ IN_SCOPE = [
     "book me a GP to talk about switching my blood pressure medicine",
     "I'm worried, my throat is sore and my tonsils are huge. Is this something serious?",
     "how was my heart rate during the night",
+    "can I get a reminder for my ibuprofen",
+    "I need a prescription for my blood pressure, book a GP",
+    "my doctor prescribed melatonin, set a reminder for 10pm",
     # the person stays the patient: the animal did something to them, or they say what they feel
     "my dog bit me and it's bleeding",
     "I'm allergic to my cat, my eyes are streaming",
