@@ -27,7 +27,8 @@ medicine), and whose ``expect`` says what must happen:
   after the simulated user's "Yes." that dose is marked taken (``taken`` 1), nothing is booked or
   stored, and the reply says "taken". Run shortly before that time of day (within the early window,
   ``DOSE_EARLY_MINUTES``), the dose is still to come and is marked taken early; earlier still, the
-  case cannot be set up;
+  runner gives the patient the nearest time zone where that time has passed
+  (``agentlab.evaluation.scenarios.setup_zone``);
 - medicines_photo: nothing is created and the reply points to the Medications page;
 - medicines_reminder: a reminder with the medicine, times a day and dose the request says (``null``:
   none said; a strength such as "500mg" is not a dose and is not checked). Only requests that set a

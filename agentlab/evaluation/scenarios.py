@@ -568,17 +568,46 @@ def in_the_coming_weeks(case: Case, today: dt.date) -> Case:
     return replace(case, message=move(case.message), answers=tuple(move(answer) for answer in case.answers))
 
 
-def scenario_user():
-    """A fresh patient for one case, with the demo patient's time zone and home."""
+def scenario_user(zone: str = demo_data.TIMEZONE):
+    """A fresh patient for one case, with the demo patient's home and time zone (or ``zone``)."""
     user = get_user_model().objects.create_user(
         username=f"scenario-{uuid.uuid4().hex[:12]}", first_name="Sam", last_name="Scenario"
     )
     profile, _ = PatientProfile.objects.get_or_create(user=user)
-    profile.timezone = demo_data.TIMEZONE
+    profile.timezone = zone
     profile.home_latitude = demo_data.DEMO_PROFILE["home_latitude"]
     profile.home_longitude = demo_data.DEMO_PROFILE["home_longitude"]
     profile.save()
     return user
+
+
+# The latest local time a case whose setup has sent doses starts at: it must end on the same day.
+_LATEST_START = dt.time(23, 30)
+
+
+def _whole_hour_zones(near: str, now: dt.datetime) -> list[str]:
+    """Fixed-offset zones of every whole hour (Etc/GMT-14 .. Etc/GMT+12; the sign is POSIX's, inverted),
+    nearest to ``near``'s offset first."""
+    here = now.astimezone(ZoneInfo(near)).utcoffset() or dt.timedelta()
+    hours = sorted(range(-12, 15), key=lambda h: (abs(dt.timedelta(hours=h) - here), h))
+    return [f"Etc/GMT{-h:+d}" if h else "Etc/GMT" for h in hours]
+
+
+def setup_zone(case: Case, now: dt.datetime) -> str:
+    """The patient's time zone for ``case``: the demo patient's, unless the setup says a dose's
+    reminder has gone out today at a time still to come there ("sent": ["08:00"] run at 05:00). That
+    state exists only once the time has passed, so the patient then lives in the nearest whole-hour
+    zone where it has (and the day is not about to end); the case asks nothing of the zone itself.
+    Without this a case's setup would fail or not by the hour the evaluation is run at."""
+    sent = [dt.time.fromisoformat(c) for item in case.setup.get("medications", ()) for c in item.get("sent", ())]
+    if not sent:
+        return demo_data.TIMEZONE
+    latest = max(sent)
+    for zone in [demo_data.TIMEZONE, *_whole_hour_zones(demo_data.TIMEZONE, now)]:
+        local = now.astimezone(ZoneInfo(zone)).time()
+        if latest <= local <= _LATEST_START:
+            return zone
+    return demo_data.TIMEZONE  # a dose after _LATEST_START: the setup says why it cannot be made
 
 
 def days_ahead(item: dict[str, Any], today: dt.date) -> int:
@@ -923,9 +952,10 @@ def run_case(case: Case, backend: ModelBackend) -> CaseResult:
     )
     try:
         with transaction.atomic():
-            user = scenario_user()
+            now = timezone.now()
+            user = scenario_user(setup_zone(case, now))
             try:
-                result.setup = make_setup(case, user)
+                result.setup = make_setup(case, user, now)
             except SetupError as exc:
                 result.status, result.error = SETUP_FAILED, str(exc)[:300]
                 transaction.set_rollback(True)

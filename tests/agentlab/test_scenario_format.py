@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -538,3 +539,33 @@ def test_after_half_past_ten_at_night_it_cannot_be_made(tmp_path, alice):
 
     with pytest.raises(scenarios.SetupError, match="no free slot"):
         scenarios.make_setup(loaded, alice, now=now)
+
+
+def test_a_sent_dose_not_yet_due_in_the_demo_zone_is_set_up_in_a_zone_where_it_is(tmp_path, db):
+    # At 05:00 in Los Angeles an 08:00 reminder cannot have gone out there: the patient lives in the
+    # nearest zone where 08:00 has passed, and the setup is made whatever the hour of the run.
+    case = {
+        "id": "taken",
+        "message": "I've taken my metformin",
+        "setup": {"medications": [{"name": "Metformin", "times": ["08:00"], "sent": ["08:00"]}]},
+        "expect": {"taken": 1},
+    }
+    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+    five = timezone.now().astimezone(LOS_ANGELES).replace(hour=5, minute=0, second=0, microsecond=0)
+
+    zone = scenarios.setup_zone(loaded, five)
+
+    local = five.astimezone(ZoneInfo(zone))
+    assert zone != "America/Los_Angeles" and dt.time(8) <= local.time() <= dt.time(23, 30)
+    user = scenarios.scenario_user(zone)
+    made = scenarios.make_setup(loaded, user, now=five)
+    [dose] = DoseEvent.objects.filter(user=user)
+    assert made["doses_sent"] == 1 and dose.due_at.astimezone(ZoneInfo(zone)).time() == dt.time(8)
+    # in the afternoon there, the demo patient's own zone
+    assert scenarios.setup_zone(loaded, five.replace(hour=15)) == "America/Los_Angeles"
+
+
+def test_a_case_without_sent_doses_keeps_the_demo_zone(tmp_path, db):
+    case = {"id": "plain", "message": "what's my next appointment?", "expect": {}}
+    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+    assert scenarios.setup_zone(loaded, timezone.now()) == "America/Los_Angeles"
