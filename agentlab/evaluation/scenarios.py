@@ -583,6 +583,8 @@ def scenario_user(zone: str = demo_data.TIMEZONE):
 
 # The latest local time a case whose setup has sent doses starts at: it must end on the same day.
 _LATEST_START = dt.time(23, 30)
+# The latest local time an appointment today can still be made (the next full hour 30 minutes on).
+_LATEST_TODAY = dt.time(22, 30)
 
 
 def _whole_hour_zones(near: str, now: dt.datetime) -> list[str]:
@@ -594,20 +596,26 @@ def _whole_hour_zones(near: str, now: dt.datetime) -> list[str]:
 
 
 def setup_zone(case: Case, now: dt.datetime) -> str:
-    """The patient's time zone for ``case``: the demo patient's, unless the setup says a dose's
-    reminder has gone out today at a time still to come there ("sent": ["08:00"] run at 05:00). That
-    state exists only once the time has passed, so the patient then lives in the nearest whole-hour
-    zone where it has (and the day is not about to end); the case asks nothing of the zone itself.
-    Without this a case's setup would fail or not by the hour the evaluation is run at."""
+    """The patient's time zone for ``case``: the demo patient's, unless the setup cannot be made there
+    at this hour: a dose's reminder gone out today at a time still to come ("sent": ["08:00"] run at
+    05:00; that state exists only once the time has passed), or an appointment today run after 22:30.
+    The patient then lives in the nearest whole-hour zone where it can; the case asks nothing of the
+    zone itself. Without this a case's setup would fail or not by the hour the evaluation is run at."""
     sent = [dt.time.fromisoformat(c) for item in case.setup.get("medications", ()) for c in item.get("sent", ())]
-    if not sent:
+    appointments = list(case.setup.get("appointments", ()))
+    if not sent and not appointments:
         return demo_data.TIMEZONE
-    latest = max(sent)
-    for zone in [demo_data.TIMEZONE, *_whole_hour_zones(demo_data.TIMEZONE, now)]:
-        local = now.astimezone(ZoneInfo(zone)).time()
-        if latest <= local <= _LATEST_START:
-            return zone
-    return demo_data.TIMEZONE  # a dose after _LATEST_START: the setup says why it cannot be made
+
+    def fits(zone: str) -> bool:
+        local = now.astimezone(ZoneInfo(zone))
+        if sent and not max(sent) <= local.time() <= _LATEST_START:
+            return False
+        today = any(days_ahead(item, local.date()) == 0 for item in appointments)
+        return not (today and local.time() > _LATEST_TODAY)
+
+    zones = [demo_data.TIMEZONE, *_whole_hour_zones(demo_data.TIMEZONE, now)]
+    # none fits (a dose after 23:30): the demo patient's, and the setup says why it cannot be made
+    return next((zone for zone in zones if fits(zone)), demo_data.TIMEZONE)
 
 
 def days_ahead(item: dict[str, Any], today: dt.date) -> int:

@@ -569,3 +569,19 @@ def test_a_case_without_sent_doses_keeps_the_demo_zone(tmp_path, db):
     case = {"id": "plain", "message": "what's my next appointment?", "expect": {}}
     [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
     assert scenarios.setup_zone(loaded, timezone.now()) == "America/Los_Angeles"
+
+
+def test_an_appointment_today_run_late_at_night_is_set_up_in_a_zone_where_the_day_is_not_over(tmp_path, db):
+    case = {
+        "id": "today",
+        "message": "what's my appointment today?",
+        "setup": {"appointments": [{"specialization": "dermatologist", "in_days": 0, "hour": 9}]},
+        "expect": {},
+    }
+    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+    late = timezone.now().astimezone(LOS_ANGELES).replace(hour=23, minute=15, second=0, microsecond=0)
+
+    zone = scenarios.setup_zone(loaded, late)
+
+    assert zone != "America/Los_Angeles" and late.astimezone(ZoneInfo(zone)).time() <= dt.time(22, 30)
+    assert scenarios.setup_zone(loaded, late.replace(hour=20)) == "America/Los_Angeles"
