@@ -66,6 +66,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -146,6 +147,26 @@ def _english() -> frozenset[str]:
     return word_list()
 
 
+# How often an English text uses a word, under which a word of the encoder's list is more likely a
+# typo than meant: its list holds surnames and fragments ("haas", "gey", "ger") that are one slip from
+# a word of the patterns ("has", "get"). pyspellchecker's frequencies (a count per word over a large
+# English corpus) tell the two apart; "sis" (1.3e-6), "pam" (5e-7) stay as typed only if no slip
+# of them is a pattern word.
+_RARE = 1e-6
+
+
+@cache
+def _frequencies() -> Any:
+    from spellchecker import SpellChecker  # its English list, loaded once (0.3 s)
+
+    return SpellChecker(language="en", distance=1)
+
+
+def _known(word: str) -> bool:
+    """Whether ``word`` is an English word a patient means: in the encoder's list and not rare."""
+    return word in _english() and _frequencies().word_usage_frequency(word) >= _RARE
+
+
 @cache
 def _pattern_words() -> frozenset[str]:
     """Every word the patterns below are written with (three letters or more), read from their source:
@@ -167,7 +188,9 @@ def _short_or_doubled(word: str) -> str | None:
     the pattern word it is, if exactly one (agents/slips.py)."""
     words = _pattern_words()
     if len(word) == 3:
-        return slips.only((slips.unswapped(word) | slips.restored(word)) & words)
+        # two letters swapped before one left out: "nto" is "not", though "into" and "onto" are a
+        # letter away too
+        return slips.only(slips.unswapped(word) & words) or slips.only(slips.restored(word) & words)
     if len(word) == 4:  # a longer word's slips are within the typo reading's edit distance
         return slips.only((slips.undoubled(word) | slips.unslipped(word)) & words)
     return slips.only(slips.undoubled(word) & words)
@@ -180,7 +203,7 @@ def _correct(word: str) -> str:
     short word with two letters swapped; a letter typed twice)."""
     if word in _MISSPELT:
         return _MISSPELT[word]
-    if len(word) < 3 or not word.isalpha() or word in _pattern_words() or word in _REAL_WORDS or word in _english():
+    if len(word) < 3 or not word.isalpha() or word in _pattern_words() or word in _REAL_WORDS or _known(word):
         return word
     meant = _short_or_doubled(word)
     if meant is not None or len(word) < 4:
@@ -217,8 +240,18 @@ def normalised(text: str) -> str:
     """Lower case, straight apostrophes, contractions spelled out, typos of emergency words read."""
     said = _contracted(str(text).lower().replace("\u2019", "'").replace("\u2018", "'"))
     # Contractions first: "ive" is "i've", not a typo of "five".
-    said = _contracted(re.sub(r"[a-z]+", lambda match: _correct(match.group(0)), said))
+    # A contraction's stem is no typo ("doesn't" is not "doesn", a rare word, and "t"); a typo inside
+    # one still is ("iisn't").
+    said = _contracted(
+        re.sub(r"[a-z]+(?='t\b)", lambda m: m.group(0) if m.group(0) in _NEGATIONS else _correct(m.group(0)), said)
+    )
+    said = _contracted(re.sub(r"\b[a-z]+\b(?!'t\b)", lambda match: _correct(match.group(0)), said))
     return re.sub(r"\s+", " ", said).strip()
+
+
+_NEGATIONS = frozenset(
+    "don doesn didn isn aren wasn weren hasn haven hadn couldn wouldn shouldn won can mustn needn ain".split()
+)
 
 
 def _contracted(said: str) -> str:

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from agents import appointment_desk, courtesy, medicine_desk, scope
-from agents.help_now import SOS_PAGE, emergency
+from agents.help_now import SOS_PAGE, emergency, normalised
 from agents.llm.scripted import ScriptedBackend
 from agents.models import Conversation
 from agents.services import post_user_message, start_chat
@@ -815,3 +815,18 @@ def test_an_ordinary_request_after_a_help_now_chat_goes_to_the_model(alice):
     assert len(backend.calls) == 1
     assert conversation.status == "completed"
     assert len(hard_sos(alice)) == 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("my child haas a seizure", "my child has a seizure"),  # "haas" is in the encoder's list, and rare
+        ("dil 112 now", "dial 112 now"),
+        ("her lips lok dusky", "her lips look dusky"),
+        ("he is nto breathing", "he's not breathing"),  # a swap before a letter left out ("into")
+        ("a rash that doesnt go away", "a rash that doesn't go away"),  # a contraction's stem is no typo
+        ("is tis an emergency?", "is this an emergency?"),
+    ],
+)
+def test_rare_words_one_slip_from_a_pattern_word_are_read_as_it(typed, read):
+    assert normalised(typed) == read
