@@ -327,7 +327,17 @@ REQUEST = [
         r"^\W*(?:(?:hey|hi|hello|oh god|omg|oh no|please|pls|plz)\W+)*help\s+(?:me|us|him|her|them)\s+"
         r"(?:now|right now|quick|quickly|fast|asap|immediately)(?:\s+(?:please|pls|plz))?\W*$"
     ),
-    _r(rf"\bhelp\b{_S}{{0,20}}\b(?:urgent|urgently|asap|immediately|right now|now!)"),
+    # "help, my dad is bleeding, come immediately": someone asked to come at once
+    _r(
+        r"^\W*(?:please\s+)?(?:come|get here|send (?:someone|somebody|help))\s+(?:here\s+)?"
+        r"(?:now|right now|quick|quickly|fast|immediately|asap)\b"
+    ),
+    # not help with a task: "something to help me sleep asap", "help me book a dermatologist asap"
+    _r(
+        r"\bhelp\b(?!\s+(?:(?:me|us|him|her|them)\s+)?(?:to\s+)?(?:sleep|book|find|with|for|understand|set|make|choose|"
+        r"cancel|move|reschedule|remember|lose|quit|relax|organi[sz]e|schedule|sort|plan|write|fill|read)\b)"
+        rf"{_S}{{0,20}}\b(?:urgent|urgently|asap|immediately|right now|now!)"
+    ),
     # "get help now", "I need help fast" (the whole message, or followed by what is happening)
     _r(
         r"^\W*(?:please\s+)?(?:i\s+)?(?:get|send|need)\s+(?:me\s+|us\s+)?help\s+(?:now|fast|quick|quickly|asap|"

@@ -344,9 +344,13 @@ EMERGENCIES = [
     "im 8 months pregnant and the baby stopped moving and im bleeding",
     "cant feel my legs after the fall",
     "burned my whole arm with boiling oil",
+    "help, my dad is bleeding, come immediately",
+    "help me asap",
 ]
 
 NOT_EMERGENCIES = [
+    "hi can you give me something to help me sleep asap",
+    "help me book a dermatologist asap",
     "i take too many vitamins",
     "the baby's blue blanket is lost",
     "my face is droopy when I'm tired",
