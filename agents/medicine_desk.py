@@ -392,7 +392,10 @@ _BARE_TODAY = re.compile(
     r"(?:today|tonight|this (?:morning|afternoon|evening)|(?:for )?the rest of (?:the day|today|tonight)|later today)"
     rf"|(?:today'?s?|tonight'?s?)\s+(?:\w+\s+){{0,2}}?{_PILL})\W*(?:please|pls|thanks)?\W*$"
     # "whats due", "anything due now?": said alone in this app, the doses
-    r"|^\W*(?:what'?s|whats|what is|anything|is anything)\s+due(?:\s+(?:now|soon|next|today|tonight))?\W*$",
+    r"|^\W*(?:what'?s|whats|what is|anything|is anything)\s+due(?:\s+(?:now|soon|next|today|tonight))?\W*$"
+    # "my pill schedule for today please", "medication plan for tonight"
+    rf"|^\W*(?:my\s+|the\s+)?(?:{_PILL}|pill|medication|medicine|dose)\s+(?:schedule|list|times|timetable|plan|routine|"
+    r"chart)(?:\s+(?:for\s+)?(?:today|tonight|this (?:morning|afternoon|evening)))?\W*(?:please|pls|thanks)?\W*$",
     re.I,
 )
 

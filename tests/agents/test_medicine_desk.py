@@ -117,6 +117,8 @@ READS = [
     ("which pills after dinner", desk.DOSES_TODAY),
     ("my tablets for the rest of the day please", desk.DOSES_TODAY),
     ("whats due", desk.DOSES_TODAY),
+    ("my pill schedule for today please", desk.DOSES_TODAY),
+    ("medication plan for tonight", desk.DOSES_TODAY),
     ("anything due now?", desk.DOSES_TODAY),
     ("what have I still got to take today", desk.DOSES_TODAY),
     ("what else do I need to take today", desk.DOSES_TODAY),
