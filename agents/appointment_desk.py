@@ -181,6 +181,8 @@ _HAS = re.compile(
     rf"(?:[\w']+\s+){{0,2}}?{_APPOINTMENT}\b"
     rf"|\b(?:his|her|their|[a-z]+'s)\s+(?:\w+\s+)?{_APPOINTMENT}\b"
     r"|\bam\s+i\s+(?:seeing|meeting)\s+(?:anyone|anybody|someone|any\s+doctors?|a\s+doctor)\b"
+    # "is she seeing the dermatologist tomorrow", "is my dad still seeing dr chen on friday"
+    r"|^\W*(?:is|are)\s+(?:he|she|they|my\s+\w+|mum|mom|dad)\s+(?:still\s+)?(?:seeing|meeting)\s+(?:the|dr\.?|doctor)\b"
     r"|\bwhat(?:'s| is| have i got| do i have)\s+coming up\b"
     # "tell me my schedule with the doctors", "I can't remember if I booked the dermatologist",
     # "when do I go back to the gp"

@@ -85,6 +85,9 @@ _PRESCRIBE = re.compile(
     rf"|\bhow\s+(?:much|many)\s+\w+\s+(?:should|can|could)\s+(?:i|he|she|we|they|(?:a|my|our)\s+(?:child|baby|kid|"
     r"toddler|son|daughter|\d+\s+year\s+old))\s+(?:take|have|be given)\b"
     r"|\b(?:can|could)\s+(?:i|you)\s+(?:get|have|give)\s+(?:me\s+)?(?:a\s+)?prescription\b"
+    # "I want stronger painkillers" (not "I need new medicine reminders")
+    rf"|\b(?:want|need|would like|'d like)\s+(?:some\s+|a\s+)?(?:strong(?:er)?|more|new|different|better)\s+"
+    rf"(?:{_MEDICINE})\b(?!\s+(?:reminders?|schedule|list|times|plan|alarms?))"
     # "can I have some codeine", "could I get antibiotics", "I want a prescription for viagra"
     rf"|\b(?:can|could|may)\s+(?:i|we)\s+(?:please\s+)?(?:have|get)\s+(?:some\s+|a\s+|an\s+|more\s+|any\s+)?"
     rf"(?:strong(?:er)?\s+)?(?:{_MEDICINE})\b"
@@ -164,7 +167,15 @@ _DIAGNOSE = re.compile(
     rf"|\bdo\s+you\s+think\s+(?:it'?s|it is|this is|that'?s|they'?re|i'?ve got|(?:he|she)\s+has)\s+"
     rf"(?:an?\s+)?{_CONDITION}"
     rf"|\b(?:if|whether)\s+(?:i|he|she)\s+(?:have|has|'ve got|got)\s+{_CONDITION}"
-    rf"|\bam\s+i\s+(?:dying|diabetic|pregnant)\b"
+    # "am I depressed", "is my child autistic": a condition said as what the person is
+    r"|\b(?:am\s+i|is\s+(?:my|our)\s+(?:child|son|daughter|baby|kid|husband|wife|partner|mum|mom|dad|mother|father)|"
+    r"is\s+(?:he|she))\s+(?:\w+\s+)?(?:dying|diabetic|pregnant|depressed|autistic|bipolar|adhd|dyslexic|anaemic|anemic|"
+    r"infertile|asthmatic|anorexic|epileptic|schizophrenic|obese)\b"
+    # "can you tell me if my x-ray is normal": a result judged is the ordering doctor's to give
+    r"|\b(?:if|whether)\s+(?:my|his|her|the)\s+(?:\w+\s+)?(?:x-?rays?|scans?|mri|ct|ecg|ekg|"
+    r"blood (?:tests?|work|results)|bloodwork|bloods|labs?|lab results?|test results?|results?|biopsy|smear)\s+"
+    r"(?:is|are|was|were|looks?|came back)\s+"
+    r"(?:normal|ok|okay|fine|good|bad|clear|abnormal|worrying)\b"
     # "what do I have?" after the symptoms (not "what do I have booked", "what do I have to take tonight")
     r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me)\b"
     r"|\bwhat\s+do\s+i\s+have\b(?=\s*(?:[?.!]|$|exactly\b|,\s*(?:doctor|doc)\b))"
@@ -222,7 +233,7 @@ _OFF_TOPIC = re.compile(
     # "what's the date today" ("what's the date of my appointment" has a care word, and stays)
     r"what(?:'s| is)\s+(?:the\s+)?(?:date|time|day)\s+(?:today|now|it is|is it)|"
     r"what(?:'s|s| is)\s+(?:today'?s\s+|the\s+)?date(?=\s*[?.!]*\s*$)|"
-    r"what day is it|what time is it|"
+    r"what day is it|what time is it|what(?:'s| is) the time in\b|"
     # "set an alarm for 7am" (not "an alarm for my levothyroxine": a reminder of a dose)
     r"set\s+(?:me\s+)?(?:an?\s+)?alarm(?![^.?!]*\bfor\s+(?:my|his|her|our|the|taking)\b)|"
     r"(?:pharmacy|pharmacies|chemist|gym|shop|store|supermarket)\s+(?:near|close to)\s+"
@@ -242,6 +253,9 @@ _ANYONE_SUBJECT = (
     r"(?:you|one|people|a person|an? adults?|adults|we|i|he|she|kids|children|an? (?:child|kid|teenager|woman|man))"
 )
 _HEALTH_FACT = re.compile(
+    # "what's a normal blood sugar level", "what is a healthy resting heart rate" (not "is mine normal")
+    r"\bwhat(?:'s|s| is| are)\s+(?:a\s+|the\s+)?(?:normal|healthy|good|safe|ideal|average)\s+(?:\w+\s+){0,3}?"
+    r"(?:levels?|range|reading|rate|count|weight|bmi|pressure|temperature)\b|"
     rf"\bhow\s+(?:much|many)\s+(?:\w+\s+){{0,2}}?{_INTAKE}\s+(?:\w+\s+)?(?:should|must|ought to|can)\s+"
     rf"{_ANYONE_SUBJECT}\s+(?:drink|eat|have|get|do|take|consume)\b"
     rf"|\bhow\s+(?:much|many)\s+(?:\w+\s+){{0,2}}?{_INTAKE}\s+(?:do|does)\s+{_ANYONE_SUBJECT}\s+(?:need|require)\b"

@@ -170,6 +170,7 @@ READS = [
     ("whats on my schedule medically", desk.LIST),
     ("what's in my medical calendar this week", desk.LIST),
     ("whats on for me next week doctor wise", desk.LIST),
+    ("is she seeing the dermatologist tomorrow", desk.LIST),
     ("appointment-wise, what have I got this month", desk.LIST),
     ("did I book a gp for monday", desk.LIST),
     ("have you booked me with the dermatologist yet", desk.LIST),

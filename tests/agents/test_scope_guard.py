@@ -147,6 +147,12 @@ OUT_OF_SCOPE = [
     ("I want a prescription for viagra", scope.PRESCRIBE),
     ("recommend a good antihistamine", scope.PRESCRIBE),
     ("get me some ibuprofen", scope.PRESCRIBE),
+    ("can you tell me if my x-ray is normal", scope.DIAGNOSE),
+    ("am I depressed", scope.DIAGNOSE),
+    ("is my child autistic", scope.DIAGNOSE),
+    ("I want stronger painkillers", scope.PRESCRIBE),
+    ("what's a normal blood sugar level", scope.HEALTH_FACT),
+    ("what's the time in tokyo", scope.OFF_TOPIC),
     # a pet's health is for a vet
     ("my dog is choking on a bone", scope.ANIMAL),
     ("the cat is not breathing", scope.ANIMAL),
@@ -248,6 +254,9 @@ IN_SCOPE = [
     "can I get a reminder for my ibuprofen",
     "I need a prescription for my blood pressure, book a GP",
     "my doctor prescribed melatonin, set a reminder for 10pm",
+    "I need new medicine reminders",
+    "what's a normal heart rate for me given my watch readings",
+    "am I booked for friday",
     # the person stays the patient: the animal did something to them, or they say what they feel
     "my dog bit me and it's bleeding",
     "I'm allergic to my cat, my eyes are streaming",
