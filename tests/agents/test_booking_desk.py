@@ -100,6 +100,7 @@ NOT_THE_DESK = [
     "does the dermatologist take insurance on monday",
     "my dad's cardiologist appointment friday",
     "cardiologist today? no thanks",
+    "my cardiologist on friday",
 ]
 
 
