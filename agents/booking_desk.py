@@ -102,7 +102,7 @@ _A_TIME = re.compile(
 _NOT_A_WISH = re.compile(
     r"\b(?:was|were|had|did|said|says|told|tells|went|saw|seen|gave|helped|called|cancell?ed|sent|wrote|"
     r"prescribed|found|thinks?|reckons?|open|opens|close|closes|closed|parking|address|phone|cost|price|pay|"
-    r"paid|insurance|accept|accepts|far|located|where|nope)\b|\bis (?:it|that|this)\b|\bno thanks?\b|\bno thank you\b"
+    r"paid|insurance|accept|accepts|far|located|where)\b|\bis (?:it|that|this)\b"
     r"|\b(?:my|[a-z]+'s)\s+(?:[\w']+\s+){0,2}?(?:appointment|appt|visit|booking)s?\b"
     # "my cardiologist on friday": the patient's own specialist, most likely an appointment they have
     r"|\bmy\s+(?:\w+(?:ist|ian)|gp|doctor|specialist)\b",

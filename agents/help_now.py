@@ -407,6 +407,8 @@ _SOMEONE = (
 )
 
 # A child, and medicines that are not theirs or more than a dose: what a child gets into.
+# "collapsed", not flopping down on the sofa after work
+_COLLAPSED = r"collapsed(?! (?:on|onto|into|in) (?:the|a|my|his|her|their) (?:sofa|couch|bed|chair|armchair))"
 _CHILD = r"(?:toddler|baby|child|kid|little (?:one|boy|girl)|(?:my|our) (?:son|daughter|\d+ year old))"
 _MEDICINES = PILLS
 _SOME_OF = (
@@ -599,8 +601,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"in and out of consciousness|losing consciousness|lost consciousness|can't stay awake|"
             r"barely conscious|semi-?conscious|barely awake|"
             r"passing out|keeps? fainting|"
-            # not flopping down on the sofa after work
-            r"collapsed(?! (?:on|onto|into|in) (?:the|a|my|his|her|their) (?:sofa|couch|bed|chair|armchair))|"
+            rf"{_COLLAPSED}|"
             r"collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
         ),
     ],
@@ -944,7 +945,7 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     "unconscious": [
         _r(
             r"\b(?:(?:fell|fallen)(?! asleep| for| out| behind| in love| apart| pregnant| ill| sick)|"
-            r"collapsed(?! (?:on|onto|into|in) (?:the|a|my|his|her|their) (?:sofa|couch|bed|chair|armchair))|fainted|"
+            rf"{_COLLAPSED}|fainted|"
             rf"passed out|hit (?:his|her|their) head)\b{_S}{{0,40}}"
             r"\b(?:(?:he|she|they)(?:'s|'re| is| are)?|and(?: is|'s)?)\s+(?:not|isn't|aren't|won't|can't|cannot)\s+"
             r"(?:talking|speaking|moving|answering|responding|talk|speak|move|answer|respond)\b"
@@ -1255,19 +1256,23 @@ def _said_now(clause: str, start: int, end: int) -> bool:
     return False
 
 
+# The animals patients keep, singular or plural: an emergency of theirs is for a vet (here, and the
+# scope guard's answer, agents.scope).
+PET = (
+    r"(?:pets?|cats?|dogs?|pupp(?:y|ies)|kittens?|hamsters?|rabbits?|bunn(?:y|ies)|horses?|birds?|parrots?|budgies?|"
+    r"guinea pigs?|ferrets?|tortoises?|goldfish)"
+)
 # An animal as the one it happens to: "my cat is choking on a hairball" is for a vet, and the SOS
 # would text the emergency contacts for it. "my dog bit my son and he's bleeding" names the person.
 _ANIMAL = re.compile(
-    r"\b(?:my|our|the|a|his|her|their) (?:cat|dog|puppy|kitten|pet|hamster|rabbit|bunny|horse|bird|parrot|budgie|"
-    r"guinea pig|ferret|tortoise|goldfish|fish)(?:'s|s)?(?: (?:is|was|has|just|seems|looks|keeps|started|"
+    rf"\b(?:my|our|the|a|his|her|their) {PET}(?:'s)?(?: (?:is|was|has|just|seems|looks|keeps|started|"
     r"suddenly|been|to be|like it's|like he's|like she's))*\s*$"
 )
 
 # "our puppy collapsed and won't wake up": the animal is the subject of the clause, and no person is
 # named after it (a person named errs toward the SOS: "my dog knocked grandad over and he isn't moving").
 _ANIMAL_FIRST = re.compile(
-    r"^\W*(?:(?:oh|help|please|quick|hi|hey|um|no)\W+)*(?:my|our|the|a) (?:cat|dog|puppy|kitten|pet|hamster|rabbit|"
-    r"bunny|horse|bird|parrot|budgie|guinea pig|ferret|tortoise)\b"
+    rf"^\W*(?:(?:oh|help|please|quick|hi|hey|um|no)\W+)*(?:my|our|the|a) {PET}\b"
     r"(?!.*\b(?:i|i'm|i've|me|he|she|they|we|you|my|his|her|their|someone|somebody|anyone|mum|mom|dad|son|"
     r"daughter|wife|husband|child|baby|kid|grand\w*)\b)"
 )

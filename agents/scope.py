@@ -18,6 +18,7 @@ import re
 from django.template.loader import render_to_string
 
 from agents.desk_reading import typos_read
+from agents.help_now import PET
 
 PRESCRIBE, ADVICE, DIAGNOSE, OFF_TOPIC = "prescribe", "medicine_advice", "diagnose", "off_topic"
 HEALTH_FACT = "health_fact"  # general medical knowledge or a diet/exercise plan, asked of no record of the patient's
@@ -364,12 +365,8 @@ _SUM = re.compile(
 # A pet as the one who is unwell ("my dog is limping", "the cat has been sick all night", "can you
 # book the vet"). The person stays the patient when the animal did something to them ("my dog bit
 # me", "allergic to the cat") or they say what they feel too ("... and now I'm sneezing").
-_PET = (
-    r"(?:pets?|cats?|dogs?|pupp(?:y|ies)|kittens?|hamsters?|rabbits?|bunn(?:y|ies)|horses?|parrots?|budgies?|"
-    r"guinea pigs?|ferrets?|tortoises?|goldfish)"
-)
 _ANIMAL = re.compile(
-    rf"\b(?:my|our|the|his|her|their)\s+(?:(?!hot\b)\w+\s+)?{_PET}(?:'s|s)?\s+(?:is|has|was|keeps?|won't|can't|isn't|"
+    rf"\b(?:my|our|the|his|her|their)\s+(?:(?!hot\b)\w+\s+)?{PET}(?:'s|s)?\s+(?:is|has|was|keeps?|won't|can't|isn't|"
     r"hasn't|doesn't|seems|looks|ate|eaten|swallowed|threw|just|started|got|been|might|may|could|needs?|"
     r"(?:is\s+)?(?:limping|vomiting|choking|bleeding|coughing|sneezing|shaking|scratching|not))\b"
     r"|\b(?:book|call|see|find|take (?:him|her|it|them) to)\s+(?:a|the|my|our)\s+vet\b"

@@ -301,19 +301,25 @@ def test_a_sent_dose_is_marked_taken_after_the_yes_and_counted(tmp_path, directo
     assert no["taken"] == 0 and no["checks"] == {"taken": False}
 
 
+def _metformin_taken_at_eight(tmp_path):
+    """A case whose setup has today's 08:00 metformin reminder gone out, and the patient says it was taken."""
+    case = {
+        "id": "taken",
+        "message": "I've taken my metformin",
+        "setup": {"medications": [{"name": "Metformin", "times": ["08:00"], "sent": ["08:00"]}]},
+        "expect": {"taken": 1},
+    }
+    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+    return loaded
+
+
 def test_a_sent_dose_still_to_come_today_is_left_to_take_early_or_fails_the_setup(tmp_path, alice, settings):
     # The setup's clock at 05:00 and 07:00 in the patient's zone: an 08:00 dose is still to come,
     # whenever the test runs; at 07:00 it is within the early window, and has no row yet.
     settings.DOSE_EARLY_MINUTES = 120
     alice.profile.timezone = "America/Los_Angeles"
     alice.profile.save()
-    case = {
-        "id": "early",
-        "message": "I've taken my metformin",
-        "setup": {"medications": [{"name": "Metformin", "times": ["08:00"], "sent": ["08:00"]}]},
-        "expect": {"taken": 1},
-    }
-    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+    loaded = _metformin_taken_at_eight(tmp_path)
     five = timezone.now().astimezone(LOS_ANGELES).replace(hour=5, minute=0, second=0, microsecond=0)
 
     with pytest.raises(scenarios.SetupError, match="the 08:00 dose is not due yet today"):
@@ -544,13 +550,7 @@ def test_after_half_past_ten_at_night_it_cannot_be_made(tmp_path, alice):
 def test_a_sent_dose_not_yet_due_in_the_demo_zone_is_set_up_in_a_zone_where_it_is(tmp_path, db):
     # At 05:00 in Los Angeles an 08:00 reminder cannot have gone out there: the patient lives in the
     # nearest zone where 08:00 has passed, and the setup is made whatever the hour of the run.
-    case = {
-        "id": "taken",
-        "message": "I've taken my metformin",
-        "setup": {"medications": [{"name": "Metformin", "times": ["08:00"], "sent": ["08:00"]}]},
-        "expect": {"taken": 1},
-    }
-    [loaded] = scenarios.load_cases(write_lines(tmp_path / "cases.jsonl", [json.dumps(case)]))
+    loaded = _metformin_taken_at_eight(tmp_path)
     five = timezone.now().astimezone(LOS_ANGELES).replace(hour=5, minute=0, second=0, microsecond=0)
 
     zone = scenarios.setup_zone(loaded, five)
