@@ -22,6 +22,8 @@ _CRISIS = re.compile(
     r"(?:my ?self|meself)\b"
     r"|\bsuicid\w*|\bself[- ]?harm\w*"
     r"|\b(?:end|take)\s+(?:my|my own)\s+life\b|\bend it all\b"
+    # "I'm going to end it tonight" (not "end it with him")
+    r"|\b(?:going to|gonna|want to|wanna|ready to|about to)\s+end it\b(?!\s+(?:with|off|between|for|early))"
     r"|\b(?:want|wanna|going|gonna|ready|plan(?:ning)?)\s+(?:to\s+)?die\b"
     r"|\bwish\s+(?:i\s+)?(?:was|were|had)\s+(?:dead|never been born)\b|\bbetter off (?:dead|without me)\b"
     r"|\bno (?:reason|point) (?:to|in) (?:live|living|go on|going on)\b"

@@ -112,6 +112,9 @@ _MISSPELT = {
     "alot": "a lot",
     "ambulanse": "ambulance",
     "ambulence": "ambulance",
+    # what an ambulance is called in Australia and New Zealand
+    "ambo": "ambulance",
+    "ambos": "ambulances",
     # two letters swapped in short words the patterns need: "cna't breathe", "passed otu"
     "cna": "can",
     "cnat": "cant",
@@ -281,7 +284,10 @@ def _r(pattern: str) -> re.Pattern[str]:
 # ("can you call an ambulance?"), only a negation stops them ("don't call an ambulance").
 REQUEST = [
     # "call an ambulance", "send the ambulance", "we need an ambulance", "ring for an ambulance"
-    _r(rf"\b(?:call|get|send|need|want|request|dispatch|ring|phone|bring|summon|order){_S}{{0,30}}\bambulance\b"),
+    _r(
+        rf"\b(?:call|get|send|need|want|request|dispatch|ring|phone|bring|summon|order){_S}{{0,30}}\bambulance\b"
+        r"(?!\s+(?:bills?|fees?|costs?|charges?|invoices?|insurance|cover|membership)\b)"
+    ),
     _r(rf"\bambulance\b{_S}{{0,20}}\b(?:now|please|pls|plz|asap|quick|quickly|urgent|urgently|immediately|fast)\b"),
     _r(r"^\W*(?:an? |the )?ambulance\W*$"),
     # the number alone: "911 please", "999!!"
@@ -314,7 +320,10 @@ REQUEST = [
         r"(?!\s+(?:to|for|of (?:laughter|boredom|embarrassment)))"
     ),
     _r(rf"\bhelp\b{_S}{{0,20}}\b(?:dying|die)\b"),
-    _r(r"\bsave (?:me|him|her|them|us)\b"),
+    _r(
+        r"\bsave (?:me|him|her|them|us)\b|\bsave (?:my|our|his|her) (?:\w+ )?(?:life|baby|child|kid|son|daughter|"
+        r"mum|mom|mother|dad|father|husband|wife|partner|brother|sister|friend|grand\w+)\b"
+    ),
     # "please send help", "someone help me" (the whole message), "quick help", "someone call for help"
     _r(r"\b(?:someone|somebody|please)\s+call\s+(?:for\s+)?help\b"),
     _r(r"\bsend (?:help|someone|somebody)\b(?! (?:with|for (?:my|the) (?:app|account|booking)))"),
@@ -345,6 +354,16 @@ REQUEST = [
     ),
     _r(rf"\b(?:urgent|urgently|immediate|immediately){_S}{{0,15}}\bhelp\b"),
     _r(r"^\W*help\W+help\b"),
+    # taken to emergency care at once: "take me to the emergency room", "I need to get to the ER right now"
+    # (a hospital only with "now": "can you take me to the hospital tomorrow" is a lift to an appointment)
+    _r(
+        r"\b(?:take|get|drive|bring)\s+(?:me|him|her|us|them)\s+to\s+(?:the\s+|an?\s+)?(?:er|a&e|a and e|"
+        r"emergency room|emergency department|casualty)\b"
+        r"|\b(?:need|have|got)\s+to\s+(?:go|get|be taken)\s+to\s+(?:the\s+|an?\s+)?(?:er|a&e|a and e|emergency room|"
+        r"emergency department|casualty|hospital)\s+(?:right now|now|immediately|asap|quickly|urgently)\b"
+        r"|\b(?:take|get|drive)\s+(?:me|him|her|us|them)\s+to\s+(?:the\s+|a\s+)?hospital\s+"
+        r"(?:right now|now|immediately|asap|quickly|urgently)\b"
+    ),
     # "alert my emergency contacts", "I'm in danger": the people the SOS tells, asked for by the user
     _r(r"\b(?:notify|alert|text|message|tell|call|ring|contact|warn)\s+(?:all\s+)?my\s+emergency\s+contacts?\b"),
     _r(r"\b(?:i'm|i am|we're|we are)\s+in\s+(?:danger(?!\s+of\b)|trouble,? (?:help|please))\b"),
@@ -356,7 +375,12 @@ REQUEST = [
 _CHEST = (
     r"(?:chest|heart)\s+(?:pain|pains|hurts?|hurting|ache|aching|tightness|pressure|is tight"
     r"|feels? tight|is paining|paining|feels? heavy|is (?:hurting|killing me|crushing|on fire))"
-    r"|pain\s+(?:in|across|on)\s+(?:my|his|her|their|the)\s+chest"
+    r"|pain\s+(?:in|across|on)\s+(?:(?:my|his|her|their|the)\s+)?chest"
+    # "the pain is unbearable in my chest"
+    r"|pain\s+is\s+(?:\w+\s+){1,2}?in\s+(?:my|his|her|their|the)\s+chest"
+    # "feeling heavy chest", "a tight chest" (with breathlessness or sweat, below)
+    r"|(?:heavy|tight|crushing|painful|aching)\s+chest\b"
+    r"|crushing pain\b(?!\s+in\s+(?:my|his|her|their|the)\s+(?!chest)\w+)"
     r"|(?:tightness|pressure|heaviness|squeezing|crushing(?: feeling| pain)?)\s+(?:in|across|on)\s+"
     r"(?:my|his|her|their|the)\s+chest"
     r"|(?:my|his|her) chest (?:really |so |very |badly )?(?:hurts|is hurting|is tight|feels (?:tight|heavy|crushed))"
@@ -371,8 +395,14 @@ _CHEST_WITH = [
     _r(r"\b(?:short(?:ness)? of breath|breathless\w*|out of breath|hard to breathe|struggling to breathe)\b"),
     _r(r"\b(?:difficulty|trouble|problems?)\s+breathing\b|\bcan't (?:\w+ ){0,2}(?:breathe|breath|breathing)\b"),
     _r(r"\b(?:sweating|sweaty|sweats|clammy|cold sweat)\b"),
-    _r(rf"\b(?:left |right )?(?:arm|jaw|shoulder|neck)\b{_S}{{0,20}}\b(?:pain|hurts?|hurting|numb|tingling|aching)\b"),
-    _r(rf"\b(?:pain|hurts?|hurting|numb|numbness|tingling)\b{_S}{{0,25}}\b(?:arm|jaw|shoulder|neck)\b"),
+    _r(
+        rf"\b(?:(?:left |right )?(?:arm|jaw|shoulder|neck)|left hand)\b{_S}{{0,20}}"
+        r"\b(?:pain|paining|hurts?|hurting|numb|tingling|aching)\b"
+    ),
+    _r(
+        rf"\b(?:pain|paining|hurts?|hurting|numb|numbness|tingling)\b{_S}{{0,25}}"
+        r"\b(?:arm|jaw|shoulder|neck|left hand)\b"
+    ),
     _r(r"\b(?:spreading|radiating|going|moving|shooting)\s+(?:down|to|into|up)\b"),
     _r(
         r"\b(?:dizzy|faint|light-?headed|about to pass out|going to pass out|nauseous|vomiting|throwing up"
@@ -387,13 +417,15 @@ _CHEST_WITH = [
 ]
 _CHEST_SEVERE = _r(
     r"\b(?:severe|crushing|unbearable|terrible|extreme|excruciating|worst|sudden|suddenly|really bad|very bad"
-    r"|intense|massive|getting worse|worsening|killing me)\b"
+    r"|intense|massive|getting worse|worsening|killing me|too much|so much|very much|so bad|very badly)\b"
 )
 
 # Someone the user is with, said as the subject of what happens to them: "my husband won't
 # respond" is an emergency where "the app isn't responding" is not.
 _PERSON = (
     r"(?:he|she|they|mum|mom|dad|grandma|grandpa|granny|nan|nana|"
+    r"(?:my|our)\s+(?:\d+|one|two|three|four|five|six)[- ](?:years?|months?|weeks?)[- ]old|"
+    r"(?:my|our)\s+little\s+(?:one|boy|girl)|"
     r"(?:my|our)\s+(?:\w+\s+)?(?:mum|mom|mother|dad|father|husband|wife|son|daughter|baby|child|kid|"
     r"grand\w+|brother|sister|friend|partner|boyfriend|girlfriend|uncle|aunt|toddler|newborn|flatmate|"
     r"roommate|neighbou?r))"
@@ -426,7 +458,8 @@ _DOSES = (
 _SELF = r"(?:my ?self|meself|him ?self|her ?self|them ?selves|themself)"
 _SUICIDAL = (
     rf"suicidal|suicide|(?:kill|hang|shoot|end)\w*\s+{_SELF}|end (?:it all|it|my life)|take my (?:own )?life|"
-    r"(?:want|wanna|going) to die"
+    r"(?:want|wanna|going) to die|(?:don't|do not|dont) want to (?:live|be alive|be here)|"
+    rf"(?:going to|gonna|about to|want to|wanna) (?:hurt|harm|cut) {_SELF}"
 )
 _MEANS = (
     r"\b(?:have|has|had|got|holding|bought|with|found|took out|sitting with)\s+"
@@ -434,6 +467,9 @@ _MEANS = (
     r"(?:gun|rope|noose|knife|blade|razor|pills|tablets|meds|rifle|pistol)\b"
     r"|\b(?:pills|tablets|rope|gun|knife)\s+(?:are\s+|is\s+)?(?:ready|in (?:my|his|her) hand|lined up)\b"
 )
+
+# A character of the sentence that does not begin a time in the past ("fell last year and cut my head").
+_NOT_PAST_BETWEEN = r"(?:(?!\b(?:last|ago|yesterday|years?|months?|weeks?)\b)[^.!?;])"
 
 # Acute red flags, each of which is an emergency by itself when it is happening now.
 SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
@@ -460,7 +496,10 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"|(?:\bis|\bare|\bam|'s|'re|'m)\s+not\s+breathe?\b(?!\s+(?:through|out of|in through))"
         ),
         _r(
-            r"\b(?:gasping|fighting)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
+            r"\b(?:gasping|fighting|struggling)\s+for\s+(?:air|breath)\b|\bsuffocating\b"
+            r"|\bevery breath (?:is|feels like) (?:a struggle|an effort|a fight|hard work)\b"
+            # a baby grunting with each breath
+            rf"|\b(?:baby|newborn|infant|toddler|child)\b{_S}{{0,60}}\bgrunting\b"
             r"|(?<!fingertips are )(?<!fingers are )(?<!toes are )\b(?:turning|going) (?:blue|purple)\b"
             r"|\blips (?:are |have |look |looks |look a bit )?(?:turning |going |gone |turned )?"
             r"(?:blue|purple|grey|gray|dusky)\b"
@@ -481,6 +520,24 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # asthma that the inhaler does not stop
         _r(r"\basthma attack\b|\binhaler (?:isn't|is not|not|doesn't|is no longer) (?:working|helping)\b"),
         _r(r"\b(?:severe|severely|extremely|very)\s+(?:short(?:ness)? of breath|breathless)\b"),
+        _r(
+            rf"\bwheez\w*\b{_S}{{0,30}}\b(?:can't|cannot|unable to|can barely|can hardly|barely|hardly)\s+"
+            r"(?:talk|speak|get (?:the |my |any )?words out)\b"
+        ),
+        # "I'm having trouble breathing", "he's having real difficulty breathing" (said of now; "I have
+        # trouble breathing when I climb stairs" lasts, and is for a booking)
+        _r(
+            r"\b(?:i'm|he's|she's|they're|we're|is|am|are)\s+having\s+(?:real\s+|a lot of\s+|serious\s+|severe\s+|"
+            r"bad\s+|big\s+|great\s+)?"
+            r"(?:trouble|difficulty|difficulties|problems?|a hard time)\s+(?:with\s+)?breathing\b"
+            r"(?!\s+(?:(?:in\s+)?through|out of|exercises?|techniques?|machine|mask)\b)"
+        ),
+        # a child working to breathe: the skin pulled in under or between the ribs, grunting
+        _r(
+            r"\b(?:skin|chest|tummy|belly|stomach)\b[^.!?;]{0,40}\b(?:sucking|pulling|sinking|caving)\s+in\b"
+            r"[^.!?;]{0,20}\b(?:ribs?|breath\w*)\b"
+            r"|\b(?:sucking|pulling|sinking|caving)\s+in\s+(?:under|between|below|around)\s+(?:the|his|her|their)\s+ribs?\b"
+        ),
         _r(
             r"\b(?:can't|cannot|unable to|struggling to)\s+(?:talk|speak)\s+in\s+(?:full\s+|whole\s+)?sentences\b"
             r"|\b(?:can't|cannot|unable to)\s+finish\s+(?:a|her|his|my|their)\s+sentences?\b"
@@ -535,6 +592,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(rf"\bconfused\b{_S}{{0,30}}\b(?:can't|unable to|cannot) (?:move|lift|feel|use)\b"),
         # speech lost together with a limb or the face: "can't speak and one arm is weak"
         _r(rf"\b(?:can't|unable to) (?:speak|talk)\b{_S}{{0,40}}\b(?:arm|leg|face|hand|side)\b"),
+        # speech or understanding lost suddenly: "he suddenly can't understand what I'm saying"
+        _r(
+            rf"\b(?:sudden(?:ly)?|all of a sudden)\b{_S}{{0,20}}\b(?:can't|cannot|unable to)\s+(?:"
+            r"understand (?:what (?:i|we|you|people|anyone|they)|anything|me|us|words|speech)|speak|talk|"
+            r"find (?:his|her|my|their|the) words|get (?:his|her|my|their|the) words out)\b"
+        ),
         # "dad can't move one side of his body"
         _r(
             r"\b(?:can't|cannot|unable to|couldn't) (?:move|feel|use) (?:one side|half|the (?:left|right) side) of "
@@ -549,6 +612,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             rf"\b(?:sudden(?:ly)?|all of a sudden)\b{_S}{{0,20}}\b(?:blind\w*|went blind|can't see|cannot see|"
             r"lost (?:my |his |her |the )?(?:sight|vision)|loss of (?:sight|vision)|double vision)\b"
+            r"|\b(?:went blind|can't see|cannot see|lost (?:my |his |her |the )?(?:sight|vision))\b"
+            rf"{_S}{{0,30}}\b(?:sudden(?:ly)?|all of a sudden)\b"
         ),
         _r(
             r"\b(?:lost|losing) (?:the |my |his |her |all )?(?:sight|vision) (?:in|of) (?:one|my|his|her) "
@@ -580,7 +645,10 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\bworst headache (?:of (?:my|his|her|their) life|(?:i've|he's|she's|they've) ever had|ever)\b"
             r"|\bthunderclap\b"
         ),
-        _r(rf"\bsudden(?:ly)?\b{_S}{{0,15}}\b(?:severe|excruciating|explosive|worst|blinding)\s+headache\b"),
+        _r(
+            rf"\bsudden(?:ly)?\b{_S}{{0,15}}\b(?:severe|excruciating|explosive|worst|blinding|terrible|awful|agonising|"
+            r"agonizing|horrendous|horrible|unbearable|massive)\s+headache\b"
+        ),
     ],
     "unconscious": [
         _r(
@@ -618,6 +686,15 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         # a person gone limp (a limb or anything else that "went limp" is for a booking)
         _r(rf"\b{_PERSON}(?:'s|\s+has|\s+is)?\s+(?:just\s+)?(?:gone|went|going)\s+(?:all\s+)?limp\b"),
+        _r(
+            rf"\b{_PERSON}(?:'s|\s+is)\s+(?:all\s+|very\s+|really\s+|completely\s+)?limp\b"
+            r"(?!\s+(?:wrist|handshake|with (?:tiredness|exhaustion|laughter|relief)))"
+        ),
+        # slumped and not answering: "mum is slumped in her chair and won't answer me"
+        _r(
+            rf"\bslumped\b{_S}{{0,40}}\b(?:won't|will not|isn't|is not|not|doesn't|does not|can't)\s+"
+            r"(?:answer(?:ing)?|respond(?:ing)?|wake|waking|move|moving)\b"
+        ),
     ],
     # a fall they do not get up from (typed by the one who fell, too)
     "fall": [
@@ -625,11 +702,22 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:fell|fallen|fall|collapsed)(?: down| over)? and (?:(?:i|he|she|they|we)(?:'s|'m)?\s+)?"
             r"(?:is not|isn't|can't|won't|not|cannot|am not|'m not) (?:getting up|get up|moving)\b"
             rf"|\bon the (?:floor|ground)\b{_S}{{0,20}}\b(?:can't|cannot|won't|unable to) get up\b"
+            rf"|\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,30}}"
+            r"\b(?:can't|cannot|won't|unable to|not able to)\s+"
+            r"(?:get|getting) (?:up|back up)\b"
+        ),
+        # a hip broken now: an old person on the floor ("my hip is broken, I'm on the floor")
+        _r(
+            r"\bhip\s+(?:is|'s|has)\s+(?:\w+\s+)?(?:broken|fractured)\b"
+            r"|\b(?:broke|broken|fractured)\s+(?:my|his|her|their)\s+hip\b"
         ),
     ],
     "bleeding": [
         _r(
-            rf"\b(?:bleeding|blood)\b{_S}{{0,30}}\b(?:won't|will not|doesn't|isn't|can't|not|never) (?:stop|stopping)\b"
+            rf"\b(?:bleeding|blood|nosebleed|nose bleed)\b{_S}{{0,30}}"
+            r"\b(?:won't|will not|doesn't|isn't|can't|not|never) "
+            r"(?:stop|stopping)\b"
+            rf"|\b(?:bleeding|blood|nosebleed|nose bleed)\b{_S}{{0,30}}\b(?:hasn't|has not|still hasn't) stopped\b"
         ),
         _r(r"\bcan't stop (?:the |his |her |my )?(?:bleeding|blood)\b"),
         _r(rf"\b(?:cut|wound|gash|bleed\w*|blood)\b{_S}{{0,40}}\b(?:spurting|pumping|gushing|pouring out)\b"),
@@ -653,6 +741,9 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # "it's pouring with blood", "streaming blood"
         _r(r"\b(?:pouring|gushing|streaming|spurting|pumping)\s+(?:with\s+|out\s+)?blood\b"),
         _r(r"\b(?:vomiting|throwing up|coughing up|coughing|puking)\s+(?:up\s+)?blood\b"),
+        # "there is blood in my vomit", "blood in his sick"
+        # (not "there was blood in my vomit" in a story of months: for a booking)
+        _r(r"(?<!was )(?<!were )(?<!had )\bblood\s+in\s+(?:my|his|her|their|the)\s+(?:vomit|sick|puke)\b"),
         # "she's been sick with blood in it", "vomit full of blood"
         _r(
             r"\b(?:been sick|is sick|was sick|being sick|vomit\w*|throw\w* up|threw up|puk\w*)\s+"
@@ -661,11 +752,15 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     ],
     "seizure": [
         _r(
-            r"\b(?:having|having another|had|is in)\s+(?:an?\s+)?"
+            r"\b(?:having|having another|had|is in)\s+(?:an?\s+)?(?:febrile\s+|epileptic\s+|grand mal\s+|"
+            r"tonic[- ]clonic\s+|big\s+|bad\s+|massive\s+)?"
             r"(?:seizures?|fits?|convulsions?|epileptic (?:fit|attack))\b"
         ),
         _r(r"\b(?:seizing|fitting|convulsing)\b|\bseizures? (?:now|right now|won't stop)\b"),
-        _r(r"\bwon't stop (?:shaking|seizing|fitting|convulsing)\b|\bfoaming at the mouth\b"),
+        _r(
+            r"\bwon't stop (?:shaking|seizing|fitting|convulsing)\b|\bfoaming at the mouth\b"
+            r"|\bfoam\w*\s+(?:is\s+)?(?:coming\s+)?(?:from|at|out of)\s+(?:the\s+|his\s+|her\s+|their\s+|my\s+)?mouth\b"
+        ),
         # "my child has a seizure" (one, now; "has seizures" is a condition)
         _r(r"\b(?:has|is having|'s having)\s+a\s+(?:seizure|fit|convulsion)\b"),
     ],
@@ -701,7 +796,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             rf"\b(?:swallowed|swallow|swallowing|drank|drunk|drink|drinks|drinking|ate|eaten|eat|eats|eating|took|taken)\b"
             rf"{_S}{{0,20}}\b(?:bleach|poison|detergent|pesticide|"
-            r"insecticide|antifreeze|kerosene|weed ?killer|battery|batteries|cleaning (?:liquid|fluid|product))\b"
+            r"insecticide|antifreeze|kerosene|weed ?killer|battery|batteries|"
+            r"magnets?|cleaning (?:liquid|fluid|product))\b"
         ),
         _r(r"(?<!food )\bpoison(?:ed|ing)?\b|\bcarbon monoxide\b"),
         # a number or a heap of them: "took 20 of my blood pressure tablets", "swallowed a lot of pills";
@@ -739,6 +835,14 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:stabbed(?! (?:by|with) (?:a |an )?(?:needle|pin|syringe|thorn|splinter))|been shot|got shot|gunshot|"
             r"electrocuted|drowning|drowned|snake ?bite|"
             r"(?:bitten|bit) by (?:a |the )?snake|snakes? (?:has |just )?(?:bit|bitten|bites)|"
+            # "someone shot my brother", "he was shot in the leg"
+            r"(?:someone|somebody|he|she|they|a man|a guy) (?:just )?shot (?:my|our|him|her|them|me|us)"
+            r"(?! (?:a|an|some|the) (?:message|text|email|look|glance|smile|note|line|video|photo|picture)\b)|"
+            r"(?:was|were|got|been|i'm|is) shot (?:in|through) the|"
+            # a broken neck or back: not to be moved but by paramedics
+            # ("broke my back" is also said of hard work)
+            r"(?:broke|broken|snapped|fractured) (?:my|his|her|their) (?:neck|spine)|"
+            r"(?:broken|fractured) (?:his|her|their) back|"
             r"badly burn(?:ed|t)|burn(?:ed|t) "
             r"(?:(?:my ?self|him ?self|her ?self|them|him|her|(?:my|his|her|their) \w+) )?(?:really |very |so )?badly|"
             r"severe(?:ly)? burn(?:ed|t|s)?|struck by lightning|"
@@ -750,6 +854,19 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"\b(?:cut|gash|wound|deep|split|ripped|torn|sliced)\b{_S}{{0,40}}"
             r"\b(?:can see|see|seeing|showing|exposed)\b[^.!?;]{0,12}\bbones?\b"
             r"|\bbones?\s+(?:is\s+|are\s+)?(?:sticking|poking|showing|coming)\s+(?:out|through)\b"
+        ),
+        # a power tool's cut, a part cut off, a chemical burn or in the eyes
+        _r(
+            rf"\b(?:cut|sliced|caught|injured|hurt|gashed)\b{_S}{{0,30}}\b(?:chain ?saw|circular saw|angle grinder|"
+            r"machete|axe|lawn ?mower|table saw|power saw)\b"
+            r"|\b(?:finger|fingers|thumb|toe|toes|hand|foot|ear|nose|tip)\s+(?:of\s+(?:my|his|her|their)\s+\w+\s+)?"
+            r"(?:was|is|got|has been|have been|were|came|come)\s+(?:\w+\s+)?"
+            r"(?:cut|chopped|sliced|torn|ripped|severed)\s+off\b"
+            r"|\b(?:cut|chopped|sliced|tore|torn|ripped)\s+off\s+(?:the\s+tip\s+of\s+)?(?:my|his|her|their)\s+"
+            r"(?:finger|fingers|thumb|toe|toes|hand|foot|ear|nose)\b|\b(?:severed|amputated)\b"
+            rf"|\b(?:acid(?! reflux)|chemicals?|caustic|lye|drain cleaner|oven cleaner|bleach)\b{_S}{{0,30}}"
+            r"\b(?:burn\w*|in (?:my|his|her|their|the) eyes?)\b"
+            r"|\bburn(?:ed|t)\s+(?:by|with)\s+(?:acid|chemicals?|caustic)\b"
         ),
         # "there's been an accident, my dad is badly hurt"
         _r(
@@ -819,6 +936,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"take (?:my|his|her|their) (?:own )?life)\b"
         ),
         _r(rf"\b(?:kill\w*|hang\w*|shoot\w*)\s+{_SELF}\s+(?:tonight|today|now|right now)\b"),
+        # "I'm going to end it tonight" (not "end it with him", "end it off")
+        _r(
+            r"\b(?:going to|gonna|about to|ready to|planning to|want to|wanna) end it\s+(?:all\s+)?"
+            r"(?:tonight|today|now|right now|this (?:evening|morning|afternoon|weekend))\b"
+        ),
         _r(
             rf"\b(?:{_SUICIDAL})\b{_S}{{0,40}}(?:{_MEANS})"
             rf"|(?:{_MEANS}){_S}{{0,40}}\b(?:{_SUICIDAL})\b"
@@ -834,6 +956,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"|\bstanding on (?:the |a )?(?:ledge|edge of (?:the |a )?(?:roof|bridge|cliff|building))\b"
         ),
     ],
+    # heatstroke (not heat exhaustion, which rest, shade and water treat)
+    "heat_or_cold": [_r(r"\b(?:heat ?stroke|sun ?stroke)\b")],
     "anaphylaxis": [
         _r(r"\banaphyla\w*|\banaphylactic\b|\bepi-?pen\b"),
         _r(
@@ -854,15 +978,13 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
 _PURPLE_RASH = r"(?:purple|purplish|dark red) (?:rash|spots|blotches)"
 # "bleeding from", "blood coming out of", "blood in": what comes from an ear after a blow
 _EAR_BLOOD = r"(?:bleeding (?:from|out of)|blood (?:is |was )?(?:coming |pouring |dripping |running )?(?:from|out of))"
-# A character of the sentence that does not begin a time in the past ("fell last year and cut my head").
-_NOT_PAST_BETWEEN = r"(?:(?!\b(?:last|ago|yesterday|years?|months?|weeks?)\b)[^.!?;])"
 # Confusion as a relative says it: with a low sugar, the cold or the heat it is an emergency.
 # The words that say it alone; "confused" says it of a person ("do you get confused?" asks).
 _CONFUSED_SPEECH = (
     r"(?:not making (?:any )?sense|talking nonsense|disoriented|incoherent|"
     r"doesn't know where (?:he|she|they) (?:is|are))"
 )
-_CONFUSED = rf"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b)|{_CONFUSED_SPEECH})"
+_CONFUSED = rf"(?:confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if|easily)\b)|{_CONFUSED_SPEECH})"
 
 # A blood pressure of 180/120 or more with a sign of harm to the organs is a hypertensive emergency
 # (the American Heart Association's advice: call the emergency number). The reading alone, without
@@ -881,7 +1003,7 @@ _ORGAN_SIGN = _r(
 # breathlessness (the same signs that make a racing heart one above).
 _OXYGEN = re.compile(
     r"\b(?:oxygen|o2|sats?|saturation|spo2|sp02|pulse ?ox\w*)\b"
-    r"(?!\s+(?:tank|cylinder|concentrator|bottle|machine|supply))[^.!?;\d]{0,20}?(?<![\d.])(\d{2})(?![\d.])"
+    r"(?!\s+(?:tank|cylinder|concentrator|bottle|machine|supply))[^.!?;\d]{0,30}?(?<![\d.])(\d{2})(?![\d.])"
 )
 _OXYGEN_LOW = 90
 _PULSE = re.compile(
@@ -937,6 +1059,15 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:elephant|weight|something heavy|a ton of bricks|someone)\s+(?:is\s+)?(?:sitting|standing|pressing|"
             r"crushing|squeezing)\s+(?:on\s+)?(?:my|his|her|their)\s+chest\b"
+            r"|\belephant\b[^.!?;]{0,20}\bon\s+(?:my|his|her|their)\s+chest\b"
+            r"|\b(?:someone|something)\s+(?:is\s+)?(?:squeezing|crushing|gripping)\s+(?:my|his|her|their)\s+(?:heart|chest)\b"
+        ),
+        # a heart attack felt in the jaw and the arm, without the chest: "my jaw and left arm hurt and I
+        # feel sick and sweaty"
+        _r(
+            rf"\b(?:jaw|arm)\b{_S}{{0,20}}\b(?:arm|jaw)\b{_S}{{0,20}}\b(?:hurt\w*|pain\w*|aches?|aching)\b{_S}{{0,40}}"
+            r"(?<!no )(?<!not )\b(?:sweat\w*|clammy|(?:feel|feeling|felt) sick|"
+            r"nausea|nauseous|nauseated|short of breath|dizzy|faint)\b"
         ),
     ],
     # a racing heart with fainting coming: an arrhythmia ("my heart is going like 200 and I feel like I'm
@@ -955,9 +1086,11 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     "palpitations": [
         _r(
             r"\b(?:heart|pulse|heartbeat|heart rate)\s+(?:is\s+|'s\s+)?(?:racing|pounding|hammering|"
-            r"going (?:like )?(?:crazy|mad|nuts|\d{3})|beating (?:so |really |very )?(?:fast|hard)|"
-            r"at \d{3}|over \d{3})\b"
+            r"going (?:like )?(?:crazy|mad|nuts|\d{3})|"
+            r"beating (?:so |really |very )?(?:fast|hard|irregular\w*|weird\w*)|"
+            r"(?:really |very |so )?(?:irregular|weak|thready)|all over the place|at \d{3}|over \d{3})\b"
             rf"{_S}{{0,60}}\b(?:(?:going to|about to|gonna)\s+(?:pass out|faint|black out|collapse)|"
+            r"(?:i'll|i will|he'll|she'll)\s+(?:pass out|faint|black out|collapse)|"
             r"(?:feel|feeling|i'm|am)\s+(?:very |really |so )?(?:faint|like fainting))\b"
         ),
         _r(
@@ -978,11 +1111,23 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     # a blow to the head and then confusion, drowsiness, vomiting, bleeding
     "injury": [
         _r(
-            rf"\b(?:hit|banged|bumped|knocked|hurt)\s+(?:his|her|my|their|the)\s+head\b{_S}{{0,60}}"
+            rf"\b(?:hit|banged|bumped|knocked|hurt|struck)\s+(?:on\s+)?(?:his|her|my|their|the)\s+head\b{_S}{{0,60}}"
             r"(?<!no )(?<!not )(?<!without )(?<!isn't )"
             r"\b(?:not making sense|confused|drowsy|(?:very |really |so )?sleepy|being sick|vomiting|throwing up|"
             r"bleeding|knocked out|won't wake|can't wake|seeing double|double vision|"
             r"vision is (?:double|blurry|blurred)|can't see (?:properly|straight|clearly))\b"
+        ),
+        # a fall, then drowsy, confused or sick: a head hurt in it ("the baby fell off the bed and is very drowsy")
+        _r(
+            r"\b(?:fell|fallen|falling)(?! asleep| ill| sick| pregnant| behind| in love| apart| for| out| through)\b"
+            rf"{_NOT_PAST_BETWEEN}{{0,50}}(?<!no )(?<!not )(?<!without )(?<!isn't )"
+            r"\b(?:(?:very |really |so )?(?:drowsy|sleepy)|vomiting|throwing up|being sick|confused|not making sense)\b"
+        ),
+        # an attack, then bleeding or unconscious: "my dad was attacked and is bleeding from the head"
+        _r(
+            r"\b(?:attacked|assaulted|beaten up|beaten|mugged|punched|kicked|jumped)\b"
+            rf"{_S}{{0,40}}(?<!no )(?<!not )(?<!isn't )"
+            r"\b(?:bleeding|blood|unconscious|knocked out|not moving|not breathing|won't wake|can't wake)\b"
         ),
         # a fall or a blow, then blood from the head ("grandad has fallen and there's blood coming from his head")
         _r(
@@ -1014,6 +1159,24 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"\bburn(?:ed|t|s)?\s+(?:my|his|her|their|the)\s+(?:whole|entire)\s+(?:arm|leg|back|chest|face|body|hand|side|"
             r"belly|stomach)\b|\b(?:boiling|hot)\s+oil\b[^.!?;]{0,30}\b(?:face|all over|whole|entire)\b"
         ),
+        # a scald over a large area, or on a small child: "spilled boiling water all over my child"
+        _r(
+            rf"\b(?:boiling|scalding)\s+(?:hot\s+)?(?:water|oil|fat|tea|coffee|soup|kettle)\b{_S}{{0,40}}"
+            rf"\b(?:all over|(?:his|her|their|my) (?:face|chest|body|whole)"
+            rf"|{_CHILD}|(?:my|our) (?:baby|toddler|newborn))\b"
+            rf"|\b{_CHILD}\b{_S}{{0,40}}\b(?:scald\w*|burn\w*)\b{_S}{{0,30}}\b(?:boiling|scalding)\b"
+        ),
+    ],
+    # a dose taken twice or more, then faint, confused or drowsy: "mum took double her heart tablets and is
+    # very dizzy" (a double dose alone is for the pharmacist, not an ambulance)
+    "poisoning": [
+        _r(
+            rf"\b(?:took|taken|had|given|swallowed)\b{_S}{{0,25}}\b(?:double|twice|two doses|three doses|extra doses|"
+            rf"an extra dose|(?:two|three|four) times)\b{_S}{{0,50}}(?<!no )(?<!not )(?<!isn't )(?<!without )"
+            r"\b(?:(?:very |really |so )?(?:dizzy|faint|drowsy|confused|shaky and confused)|unconscious|collapsed|"
+            r"passing out|can't wake|won't wake|not making sense|"
+            r"(?:heart|pulse) (?:is )?(?:very |really )?(?:slow|racing))\b"
+        ),
     ],
     # blood sugar, high or low, with confusion or drowsiness: a diabetic emergency (not "confused
     # about my readings")
@@ -1036,7 +1199,7 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
         ),
         # "my husband is diabetic and he's sweating and not making sense": a diabetic person, confused now
         _r(
-            rf"\b(?:diabetic|diabetes|on insulin|takes insulin)\b{_S}{{0,60}}(?<!no )(?<!not )(?<!never )"
+            rf"\b(?:diabetic|diabetes|insulin)\b{_S}{{0,60}}(?<!no )(?<!not )(?<!never )"
             rf"\b(?:{_CONFUSED_SPEECH}|can't wake|won't wake|unconscious|(?:he's|she's|they're|i'm|is|are|am|gone|"
             r"went|getting|seems?)\s+(?:\w+\s+){0,2}?"
             r"confused(?!\s+(?:about|by|with|as to|why|how|what|whether|if)\b))\b"
@@ -1051,6 +1214,21 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     # pregnant, with the sight going wrong (often with a severe headache): pre-eclampsia's warning
     # signs. A headache alone in pregnancy is for the midwife or a booking, not an ambulance.
     "pregnancy": [
+        # severe pain and bleeding in pregnancy, in either order: an ectopic pregnancy, an abruption
+        _r(
+            rf"\bpregnant\b{_S}{{0,60}}(?<!no )(?<!not )(?<!without )"
+            r"\b(?:severe|terrible|really bad|very bad|extreme|excruciating|awful|agonising|agonizing|unbearable)\s+"
+            rf"(?:\w+\s+)?(?:pain|cramps?|cramping)\b{_S}{{0,40}}(?<!no )(?<!not )(?<!without )\b(?:bleed\w*|blood)\b"
+            rf"|\bpregnant\b{_S}{{0,60}}(?<!no )(?<!not )(?<!without )\b(?:bleed\w*|blood)\b{_S}{{0,40}}"
+            r"(?<!no )(?<!not )(?<!without )\b(?:severe|terrible|really bad|very bad|extreme|excruciating|awful|"
+            r"agonising|agonizing|unbearable)\s+(?:\w+\s+)?(?:pain|cramps?|cramping)\b"
+        ),
+        # swelling of the face or hands with a severe headache (either order)
+        _r(
+            rf"\bpregnant\b{_S}{{0,80}}(?:\b(?:swell\w*|swollen|puff\w*)\b{_S}{{0,60}}\b(?:severe|terrible|bad|awful|"
+            r"worst|blinding|pounding|splitting|really bad)\s+headache\b|\b(?:severe|terrible|bad|awful|worst|blinding|"
+            rf"pounding|splitting|really bad)\s+headache\b{_S}{{0,60}}\b(?:swell\w*|swollen|puff\w*)\b)"
+        ),
         # late in pregnancy the baby has stopped moving, with bleeding or pain
         _r(
             rf"\bpregnant\b{_S}{{0,60}}\bbaby\s+(?:has\s+)?(?:stopped|isn't|is not|not|hasn't been|hasn't)\s+mov\w*"
@@ -1065,7 +1243,8 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     # heat stroke and hypothermia: the heat or the cold, then confusion (or no sweat in the heat)
     "heat_or_cold": [
         _r(
-            rf"\b(?:sun|heat|heatwave|hot car|sauna|very hot|overheat\w*)\b{_S}{{0,60}}"
+            rf"\b(?:sun|heat|heatwave|hot car|sauna|very hot|overheat\w*|burning (?:up|hot)|boiling hot|red hot|"
+            rf"(?:very )?high (?:fever|temperature))\b{_S}{{0,60}}"
             rf"\b(?:{_CONFUSED}|not sweating|stopped sweating|collapsed)\b"
             rf"|\b(?:very cold|freezing|ice cold|hypothermi\w*|frozen)\b{_S}{{0,60}}\b(?:{_CONFUSED}|drowsy|slurr\w*)\b"
         ),
@@ -1073,13 +1252,36 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     # a fall, then a bleeding head or no answer
     "fall": [
         _r(
-            rf"\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,40}}\b(?:bleeding from|cut|gash on|wound on)\s+"
+            rf"\b(?:fell|fallen|collapsed|had a (?:bad |nasty |big )?fall)\b{_NOT_PAST_BETWEEN}{{0,40}}"
+            r"\b(?:bleeding from|cut|gash on|wound on)\s+"
             r"(?:his|her|their|the|my)\s+head\b"
             # "he's bleeding from his head after a fall"
             r"|\bbleeding\s+(?:from|out of)\s+(?:his|her|their|the|my)\s+head\b"
             rf"{_NOT_PAST_BETWEEN}{{0,40}}\b(?:a fall|fell|fallen|falling|hit|a crash|an accident)\b"
             rf"|\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,60}}\b(?:won't|isn't|is not|not|doesn't|can't)\s+"
             r"(?:answer(?:ing)?|respond(?:ing)?)\s+(?:me|us|when)\b"
+        ),
+    ],
+    # a belly gone hard as a board, with pain: peritonitis (a burst gut or appendix)
+    "abdomen": [
+        _r(
+            r"\b(?:pain\w*|hurt\w*|agony)\b[^.!?;]{0,60}"
+            r"\b(?:belly|stomach|abdomen|tummy)\s+(?:is\s+|feels\s+|has gone\s+|went\s+)?"
+            r"(?:(?:really|very|so)\s+)?(?:rock[- ]hard|rigid|hard as (?:a )?(?:rock|board|brick))\b"
+            r"|\b(?:belly|stomach|abdomen|tummy)\s+(?:is\s+|feels\s+|has gone\s+|went\s+)?(?:(?:really|very|so)\s+)?"
+            r"(?:rock[- ]hard|rigid|hard as (?:a )?(?:rock|board|brick))\b[^.!?;]{0,60}(?<!no )(?<!not )(?<!without )"
+            r"\b(?:pain\w*|hurt\w*|agony)\b"
+        ),
+    ],
+    # the bladder or bowel lost with the legs numb or weak: a compressed spinal cord (cauda equina)
+    "spine": [
+        _r(
+            r"\b(?:lost control of|losing control of|can't control|cannot control|no control (?:of|over))\s+"
+            rf"(?:my|his|her|their)\s+(?:bladder|bowels?)\b{_S}{{0,60}}\b(?:legs?|groin|bottom|saddle)\b"
+            rf"{_S}{{0,20}}\b(?:numb\w*|weak\w*|dead|tingling|tingly|can't (?:move|feel))\b"
+            rf"|\b(?:numb\w*|weak\w*)\b{_S}{{0,30}}\b(?:legs?|groin|bottom|saddle)\b{_S}{{0,60}}"
+            r"\b(?:lost control of|losing control of|can't control|cannot control|no control (?:of|over))\s+"
+            r"(?:my|his|her|their)\s+(?:bladder|bowels?)\b"
         ),
     ],
     # a fever with a stiff neck and a purple rash, or a rash "under the glass" (either order)
@@ -1092,16 +1294,16 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     # a fall or a blow, then bleeding from an ear (either order)
     "head injury": [
         _r(
-            rf"\b(?:fell|fall|fallen|hit|accident|crash)\b{_S}{{0,60}}\b{_EAR_BLOOD} "
+            rf"\b(?:fell|fall|fallen|hit|hitting|banged|bumped|knocked|accident|crash)\b{_S}{{0,60}}\b{_EAR_BLOOD} "
             r"(?:his|her|my|their|the|an?) ears?\b"
             rf"|\b{_EAR_BLOOD} (?:his|her|my|their|the|an?) ears?\b{_S}{{0,30}}"
-            r"\b(?:fell|fall|fallen|hit|accident|crash)\b"
+            r"\b(?:fell|fall|fallen|hit|hitting|banged|bumped|knocked|accident|crash)\b"
         ),
     ],
     # something eaten or a sting, then a tight or swelling throat, swelling lips or wheezing
     "anaphylaxis": [
         _r(
-            rf"\b(?:ate|eaten|eating|stung|sting|peanuts?|nuts|shellfish)\b{_S}{{0,60}}"
+            rf"\b(?:ate|eaten|eating|stung|sting|peanuts?|nuts|shellfish|antibiotics?|penicillin|injection|jab)\b{_S}{{0,60}}"
             r"(?<!no )(?<!not )(?<!without )"
             r"\b(?:(?:face|lips?|tongue|throat|mouth)\s+(?:is\s+|are\s+)?(?:swelling|swollen|puffing up)|wheez\w*"
             r"|throat\s+(?:is\s+|feels\s+|is getting\s+)?(?:tight|tightening|closing))\b"
@@ -1111,9 +1313,12 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
         # the other way round: "my face is swelling and I can't swallow after the bee sting"
         _r(
             r"(?<!no )(?<!not )\b(?:(?:face|lips?|tongue|throat|mouth)\s+(?:is\s+|are\s+)?"
-            r"(?:swelling|swollen|puffing up)|can't swallow|wheez\w*)\b"
-            rf"{_S}{{0,60}}\b(?:after|since|from)\s+(?:the\s+|a\s+|that\s+|being\s+)?(?:(?:bee|wasp|hornet)\s+)?"
-            r"(?:sting|stung|eating|ate|peanuts?|nuts|shellfish|shrimp|prawns)\b"
+            r"(?:swelling|swollen|puffing up)|throat\s+(?:is\s+|feels\s+|is getting\s+)?(?:tight|tightening|closing)"
+            r"|can't swallow|wheez\w*)\b"
+            rf"{_S}{{0,60}}\b(?:after|since|from)\s+(?:the\s+|a\s+|that\s+|being\s+|my\s+|taking\s+(?:the\s+|my\s+|a\s+)?)?"
+            r"(?:new\s+|first\s+)?(?:(?:bee|wasp|hornet)\s+)?"
+            r"(?:sting|stung|eating|ate|peanuts?|nuts|shellfish|shrimp|prawns|antibiotics?|penicillin|amoxicillin|"
+            r"injection|jab)\b"
         ),
         # "I think I'm having an allergic reaction, my throat feels tight and I'm wheezing"
         _r(
@@ -1165,7 +1370,11 @@ _NEGATION = re.compile(
 )
 # A negation after it: "the chest pain is gone", "the bleeding has stopped".
 _NEGATED_AFTER = re.compile(
-    r"^\W*(?:\w+\W+){0,3}(?:is|has|was|have|had)?\s*(?:gone(?!\s+(?:weak|numb|limp|dead|blue|grey|gray|pale|floppy|"
+    r"^\W*(?:\w+\W+){0,3}(?:is|has|was|have|had)?\s*"
+    # not when it is denied: "chest pain that won't go away", "the bleeding hasn't stopped"
+    r"(?<!won't )(?<!wont )(?<!doesn't )(?<!didn't )(?<!not )(?<!never )(?<!hasn't )(?<!haven't )(?<!isn't )"
+    r"(?<!won't get )(?<!isn't getting )(?<!not getting )(?<!never gets )"
+    r"(?:gone(?!\s+(?:weak|numb|limp|dead|blue|grey|gray|pale|floppy|"
     r"cold|stiff|heavy))|went away|go away|stopped|resolved|passed|better|settled)\b"
 )
 # Said now: these bring a past, general or lasting clause back to the present.
@@ -1368,14 +1577,15 @@ def emergency(text: str) -> Emergency | None:
     pressure = _pressure_crisis(clauses)
     if pressure:
         return Emergency("blood_pressure", pressure)
-    vital = _vital_crisis(clauses)
+    sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
+    # the number a few words on, past a comma: "my oxygen is dropping, 85 on my watch"
+    vital = _vital_crisis(clauses) or _vital_crisis(sentences)
     if vital:
         return Emergency("vital_signs", vital)
     for kind, patterns in ONGOING.items():
         found = _found(patterns, clauses, request=True)  # a negation still stops it
         if found:
             return Emergency(kind, found)
-    sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
     for kind, patterns in ACROSS_CLAUSES.items():
         found = _found(patterns, sentences, one_time=True)
         if found:
