@@ -134,6 +134,16 @@ _REAL_WORDS = frozenset({"overdoing", "overdid", "overdone"})
 _CONTRACTIONS = (
     (re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|wo|ca)n[\u2019']?t\b"), r"\1n't"),
     (re.compile(r"\bcan ?not\b"), "can't"),
+    # "can't" with a letter lost or swapped: "i cn't breathe", "I ca't breathe"
+    (re.compile(r"\b(?:cn|ca|cna|cnn|acn)'t\b"), "can't"),
+    # "took" with its last letter lost, before what is taken: "my sister too a whole bottle of pills"
+    (
+        re.compile(
+            r"\btoo (?=(?:an? (?:whole|entire|full) |an? (?:bottle|pack|packet|box|strip|handful) of\b|"
+            r"all (?:my|his|her|the|their|of)\b))"
+        ),
+        "took ",
+    ),
     (re.compile(r"\bcant\b"), "can't"),
     (re.compile(r"\bi ?m\b|\bi am\b"), "i'm"),
     (re.compile(r"\b(he|she|it|that)s\b"), r"\1's"),
@@ -670,6 +680,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"barely conscious|semi-?conscious|barely awake|"
             r"passing out|keeps? fainting|"
             rf"{_COLLAPSED}|"
+            # "my brother just collapses on the floor", "he suddenly collapse" (the tense lost)
+            r"(?:just |suddenly )collapses?|collapses? on(?:to)? the (?:\w+ )?(?:floor|ground|street|pavement|road)|"
             r"collapsing|passed out|blacked out|fainted|out cold|fell unconscious)\b"
         ),
     ],
@@ -1353,6 +1365,11 @@ ONGOING: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:seizures?|fits?|convulsions?|seizing|fitting|convulsing)\b[^.!?;]{0,25}?"
             r"\b(?:for|lasting|lasted|over|longer than|more than)\s+(?:more than\s+|over\s+|about\s+|nearly\s+)?"
             r"(?:[3-9]|\d\d|three|four|five|ten|several|a few)\s+min\w*" + _NOT_PAST_AFTER
+        ),
+        # "had a fit and is still shaking"
+        _r(
+            r"\b(?:seizures?|fits?|convulsions?)\b[^.!?;]{0,30}?\b(?:still|keeps?)\s+"
+            r"(?:shaking|jerking|twitching|fitting|seizing|convulsing)\b"
         ),
         _r(
             r"\b(?:seizures?|fits?|convulsions?|shaking)\b[^.!?;]{0,15}?"

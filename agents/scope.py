@@ -17,7 +17,7 @@ import re
 
 from django.template.loader import render_to_string
 
-from agents.desk_reading import typos_read
+from agents.desk_reading import typos_read, without_opening
 from agents.help_now import PET
 
 PRESCRIBE, ADVICE, DIAGNOSE, OFF_TOPIC = "prescribe", "medicine_advice", "diagnose", "off_topic"
@@ -71,7 +71,8 @@ _PRESCRIBE = re.compile(
     # "do I need antibiotics for this": whether to take a medicine is the prescriber's to decide
     rf"|\b(?:do|does|would|will|should)\s+(?:i|he|she|we|they|my\s+\w+)\s+need\s+(?:an?\s+|some\s+|any\s+)?"
     rf"(?:antibiotics?|steroids?|painkillers?|pain killers?|antidepressants?|insulin|a prescription)\b"
-    rf"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic)s?\s+(?:should|can|could)\s+(?:i|he|she|we)\s+(?:take|use|have)"
+    r"|\bwhat\s+(?:medicine|medication|drug|pill|tablet|antibiotic|painkiller|pain killer|antihistamine|cream|"
+    r"ointment|inhaler|antacid|laxative|supplement|vitamin)s?\s+(?:should|can|could)\s+(?:i|he|she|we)\s+(?:take|use|have)"
     rf"(?!\s+(?:{_WHEN_IN_THE_DAY}))"
     # "what medicines do I take for a cold" asks for advice; "what medicines do I take in the morning"
     # asks for the patient's own schedule (the medicines desk)
@@ -93,6 +94,15 @@ _PRESCRIBE = re.compile(
     rf"|\b(?:can|could|may)\s+(?:i|we)\s+(?:please\s+)?(?:have|get)\s+(?:some\s+|a\s+|an\s+|more\s+|any\s+)?"
     rf"(?:strong(?:er)?\s+)?(?:{_MEDICINE})\b"
     r"|\b(?:want|need|would like|'d like)\s+(?:a\s+)?(?:new\s+)?prescription\s+for\b"
+    # "I need antibiotics for my chest infection" (a kind of medicine only a prescriber gives; not "I need my
+    # pills", which the reminders answer)
+    r"|\b(?:i|we|he|she)\s+(?:really\s+|just\s+|urgently\s+)?(?:need|want)\s+(?:some\s+|more\s+|an?\s+|a course of\s+)?"
+    r"(?:antibiotics?|painkillers?|pain killers?|steroids?|antidepressants?|sleeping (?:pills?|tablets?)|amoxicillin|"
+    r"tramadol|codeine|oxycodone|morphine|xanax|valium|diazepam|viagra)\b(?!\s+(?:reminders?|schedule|times?|alarms?))"
+    r"|\b(?:want|need|would like|'d like)\s+something\s+(?:strong(?:er)?|more effective|better)\s+for\b"
+    # "can you change my medication" (not "my doctor changed my medication", nor the reminder's times)
+    r"|\b(?:change|switch|adjust|alter|swap)\s+(?:my|his|her)\s+(?:\w+\s+)?(?:medications?|medicines?|meds|"
+    r"prescriptions?|treatment)\b(?!\s+(?:reminders?|schedule|times?|alarms?|list))"
     # a sick note is a doctor's to write, after seeing the patient
     r"|\b(?:give|write|send|get|sign)\s+(?:me\s+|him\s+|her\s+)?(?:a\s+)?(?:sick|fit|doctor'?s)\s+note\b"
     r"|\bmedical certificate\b",
@@ -157,7 +167,9 @@ _PRESCRIBER_SAID = re.compile(
     r"\b(?:doctor|gp|consultant|nurse|pharmacist)\s+(?:said|told|changed|increased|lowered)\b", re.I
 )
 _CONDITION = (
-    r"(?:cancer|tumou?r|melanoma|diabetes|a stroke|a heart attack|covid|hiv|aids|an? std|an? sti|dementia|"
+    r"(?:(?:(?:brain|skin|breast|lung|bowel|colon|prostate|throat|stomach|bone|blood|ovarian|cervical|testicular|"
+    r"pancreatic|liver|kidney)\s+)?(?:cancer|tumou?r)|"
+    r"melanoma|diabetes|a stroke|a heart attack|covid|hiv|aids|an? std|an? sti|dementia|"
     r"alzheimer'?s|parkinson'?s|leuk(?:a)?emia|lymphoma|appendicitis|an? infection|malignant|benign|"
     r"contagious|dying|measles|chicken ?pox|shingles|lupus|arthritis|asthma|the flu|flu|pneumonia|meningitis|sepsis|"
     r"eczema|psoriasis|ringworm|scabies|an? ulcer|a hernia|gout|an? (?:uti|urine infection))"
@@ -177,6 +189,11 @@ _DIAGNOSE = re.compile(
     r"blood (?:tests?|work|results)|bloodwork|bloods|labs?|lab results?|test results?|results?|biopsy|smear)\s+"
     r"(?:is|are|was|were|looks?|came back)\s+"
     r"(?:normal|ok|okay|fine|good|bad|clear|abnormal|worrying)\b"
+    # "is my blood test normal", "are my results ok"
+    r"|\b(?:is|are|was|were)\s+(?:my|his|her|the)\s+(?:\w+\s+)?"
+    r"(?:x-?rays?|scans?|mri|ecg|ekg|blood (?:tests?|work|results)|"
+    r"bloodwork|bloods|test results?|results?|biopsy|smear|lab results?|labs)\s+(?:\w+\s+)?(?:normal|ok|okay|fine|good|"
+    r"bad|clear|abnormal|worrying)\b"
     # "what do I have?" after the symptoms (not "what do I have booked", "what do I have to take tonight")
     r"|\bwhat\s+(?:disease|illness|condition|infection|is wrong with me)\b"
     r"|\bwhat\s+do\s+i\s+have\b(?=\s*(?:[?.!]|$|exactly\b|,\s*(?:doctor|doc)\b))"
@@ -219,6 +236,11 @@ _OFF_TOPIC = re.compile(
     r"capital of|president|prime minister|election|translate|homework|"
     r"write (?:me )?(?:some )?(?:code|an essay|a letter|an? e-?mail|a cover letter|a speech|a text)|"
     r"invest(?:ing|ments?)?\s+(?:my|in|some)|savings account|wi-?fi|router|printer|laptop|"
+    r"tax(?:es| return| form)?|"
+    # an errand of messages: "text my son that I'll be late"
+    r"(?:text|message|email|whatsapp|sms)\s+(?:my|the|our)\s+(?:\w+\s+)?(?:son|daughter|wife|husband|mother|mum|mom|"
+    r"father|dad|sister|brother|friend|boss|partner|family|neighbou?r|kids|children)\s+(?:that|to say|saying)|"
+    r"(?:benefits?|disability|pension)\s+(?:forms?|claims?|applications?)|"
     r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant|pancakes?|opening hours|"
     r"what time (?:does|do|is)\s+(?:the\s+)?(?:\w+\s+){0,4}?(?:open|close|shut)|"
     r"(?:what|something)\s+(?:should|can|could|to)\s+(?:i\s+|we\s+)?(?:cook|bake|make for (?:dinner|lunch|tea))|"
@@ -238,7 +260,7 @@ _OFF_TOPIC = re.compile(
     # "set an alarm for 7am" (not "an alarm for my levothyroxine": a reminder of a dose)
     r"set\s+(?:me\s+)?(?:an?\s+)?alarm(?![^.?!]*\bfor\s+(?:my|his|her|our|the|taking)\b)|"
     r"(?:pharmacy|pharmacies|chemist|gym|shop|store|supermarket)\s+(?:near|close to)\s+"
-    r"(?:me|here|us|my))\b",
+    r"(?:me|here|us|my)|(?:nearest|closest)\s+(?:pharmacy|pharmacies|chemist|gym|shop|store|supermarket))\b",
     re.IGNORECASE,
 )
 # General medical knowledge and lifestyle coaching, asked of no one in particular: "how much water
@@ -294,6 +316,10 @@ _HEALTH_FACT = re.compile(
     # "what is the treatment for gout", "the best way to quit smoking"
     r"|\bwhat(?:'s|s| is| are)\s+(?:the\s+)?(?:best\s+|usual\s+|standard\s+|normal\s+)?(?:treatments?|cures?)\s+"
     r"(?:for|of)\s+(?!my\b|his\b|her\b)"
+    # "what's the best diet to lose weight fast"
+    r"|\b(?:best|good|healthy|quick|fast|easiest)\s+(?:diet|workout|exercise|eating plan)s?\s+(?:to|for)\s+"
+    r"(?:lose|losing|"
+    r"lower|lowering|build|building|gain|gaining|burn|burning|weight|diabetes|cholesterol|muscle)\b"
     r"|\b(?:best|easiest|fastest|quickest|safest)\s+way\s+to\s+(?:quit|stop|give up|lose|gain|lower|reduce|boost|"
     r"get rid of|cure|treat|prevent)\b"
     r"|\bshould\s+(?:i|we|you|people)\s+(?:get|have|take)\s+(?:the|a|an|my)\s+(?:\w+\s+)?(?:jab|vaccine|vaccination|shot|booster)\b"
@@ -315,7 +341,9 @@ _ABOUT_ME = re.compile(r"\b(?:my|mine|i'?ve|i'?m|i am|i have|i had|i got|i feel|
 _MONEY = re.compile(
     r"\bhow\s+much\s+(?:does|do|will|would|is|are)\s+(?:\w+\s+){0,4}?(?:cost|charge)\b"
     r"|\b(?:insurance|insurer|medicare|medicaid)\b[^.?!]*\b(?:pay|pays|cover|covers|reimburse)\b"
-    r"|\b(?:pay|pays|cover|covers|reimburse)\b[^.?!]*\b(?:insurance|insurer)\b",
+    r"|\b(?:pay|pays|cover|covers|reimburse)\b[^.?!]*\b(?:insurance|insurer)\b"
+    # choosing an insurer: "what's the best private health insurance"
+    r"|\b(?:best|cheapest|good|which)\s+(?:private\s+)?(?:health\s+|medical\s+|travel\s+|life\s+|dental\s+)?insurance\b",
     re.IGNORECASE,
 )
 # "My joints ache when the weather turns", "a headache after the news": a symptom keeps it in scope.
@@ -335,7 +363,8 @@ _VOCABULARY = (
     "tumor", "covid", "diabetes", "disease", "wrong", "weather", "forecast", "dosage", "alcohol", "taking",
     "football", "joke", "jokes", "some", "something", "ibuprofen", "paracetamol", "should", "have", "could",
     "this", "give", "send", "homework", "play", "music", "drink", "lump", "water", "much", "calories",
-    "insurance", "contagious", "pizza", "order",
+    "insurance", "contagious", "pizza", "order", "stop", "what", "how", "can", "medicine", "medication",
+    "pancakes", "side", "effects", "xanax", "diazepam", "text",
 )  # fmt: skip
 
 
@@ -384,7 +413,9 @@ def out_of_scope(message: str) -> str | None:
     """The kind of request the assistant does not do (``PRESCRIBE``, ``ADVICE``, ``DIAGNOSE``, ``OFF_TOPIC``,
     ``HEALTH_FACT``, ``ANIMAL``),
     or None: everything else goes to the model."""
-    text = typos_read(" ".join(str(message).split()), _VOCABULARY)
+    # read from after a greeting or filler ("ok so what are the side effects of codeine"): the patterns
+    # that ask from the start of the message would miss it
+    text = without_opening(typos_read(" ".join(str(message).split()), _VOCABULARY))
     if not text:
         return None
     if _ANIMAL.search(text) and not _PERSON_TOO.search(text):

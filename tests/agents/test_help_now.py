@@ -407,6 +407,11 @@ EMERGENCIES = [
     "pregnant and my face and hands swelled up suddenly with a terrible headache",
     "save my baby",
     "my little girl is limp after her nap and won't wake up",
+    "my brother just collapses on the floor",
+    "ok so i cn't breathe please",
+    "please help I ca't breathe",
+    "my sister too a whole bottle of pills thank you x",
+    "my daughter hqd a fit and is still shaking",
 ]
 
 NOT_EMERGENCIES = [
@@ -464,6 +469,9 @@ NOT_EMERGENCIES = [
     "suddenly I can't understand my insurance letter",
     "my son swallowed a coin, he's fine and breathing normally",
     "the tip of my finger is numb",
+    "I had a fit last year and still shake when nervous",
+    "I just collapse on the sofa after work",
+    "I drink too much coffee",
     "he passed out last year and now he won't talk about it",
     "I was stabbed by a needle at the clinic, is that a problem",
     "my legs went weak suddenly after the marathon",
