@@ -528,7 +528,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(r"\b(?:he's|she's|i'm|they're|is|am|are|keeps)\s+gasping\b(?!\s+for\s+(?:a|an|some|my)\b)"),
         _r(r"\bchoking\b"),
         # asthma that the inhaler does not stop
-        _r(r"\basthma attack\b|\binhaler (?:isn't|is not|not|doesn't|is no longer) (?:working|helping)\b"),
+        _r(
+            r"\basthma attack\b|\binhaler (?:isn't|is not|not|doesn't|is no longer) (?:working|helping)\b"
+            # (not an inhaler that helps less than it did: "isn't helping my asthma as much", a booking)
+            r"(?![^.!?;]{0,25}\b(?:as much|as well|like (?:it used to|before)|lately|these days|recently)\b)"
+        ),
         _r(r"\b(?:severe|severely|extremely|very)\s+(?:short(?:ness)? of breath|breathless)\b"),
         _r(
             rf"\bwheez\w*\b{_S}{{0,30}}\b(?:can't|cannot|unable to|can barely|can hardly|barely|hardly)\s+"

@@ -472,6 +472,7 @@ NOT_EMERGENCIES = [
     "I had a fit last year and still shake when nervous",
     "I just collapse on the sofa after work",
     "I drink too much coffee",
+    "my inhaler isn't helping my asthma as much, I'd like to see a lung doctor",
     "he passed out last year and now he won't talk about it",
     "I was stabbed by a needle at the clinic, is that a problem",
     "my legs went weak suddenly after the marathon",
