@@ -20,6 +20,9 @@ from agents.help_now import render_reply
 _CRISIS = re.compile(
     r"\b(?:kill\w*|hurt\w*|harm\w*|cut\w*|hang\w*|shoot\w*|poison\w*|drown\w*|burn\w*|starv\w*)\s+"
     r"(?:my ?self|meself)\b"
+    # an accident says how it happened: "I cut myself shaving", "burned myself on the oven"
+    r"(?!\s+(?:shaving|cooking|chopping|gardening|on (?:a|an|the|some|my)|by accident|accidentally|slightly|a little|"
+    r"with (?:a|the) (?:knife|razor|scissors) (?:while|when|cooking|chopping)|while|when|at work|in the kitchen))"
     r"|\bsuicid\w*|\bself[- ]?harm\w*"
     r"|\b(?:end|take)\s+(?:my|my own)\s+life\b|\bend it all\b"
     # "I'm going to end it tonight" (not "end it with him")

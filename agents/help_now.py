@@ -455,6 +455,7 @@ _CHILD = r"(?:toddler|baby|child|kid|little (?:one|boy|girl)|(?:my|our) (?:son|d
 _MEDICINES = PILLS
 _SOME_OF = (
     r"(?:some of|a handful of|lots of|loads of|a lot of|a bunch of|several of|a few of|all of|a bottle of|a pack of|"
+    r"many|so many|too many|lots|loads|"
     r"my|your|(?:grand)?(?:mum|mom|dad|nan|gran|ma|pa)'s)"
 )
 
@@ -527,6 +528,17 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # "he's gasping" (not the British "I'm gasping for a cup of tea")
         _r(r"\b(?:he's|she's|i'm|they're|is|am|are|keeps)\s+gasping\b(?!\s+for\s+(?:a|an|some|my)\b)"),
         _r(r"\bchoking\b"),
+        # as a learner of English says it: "baby choke" (not "my son chokes on his food a lot": a habit)
+        _r(
+            rf"\b(?:{_CHILD}|{_PERSON}|he|she)\s+(?:is\s+)?choke\b"
+            r"(?![^.!?;]*\b(?:a lot|often|always|every|when|whenever|on (?:big|large) (?:pills|tablets))\b)"
+        ),
+        # something stuck in a child's throat: "kid stuck something in throat"
+        _r(
+            rf"\b{_CHILD}\b{_S}{{0,30}}(?:\bstuck\s+(?:something|an?\s+\w+)\s+in\s+|"
+            r"\b(?:something|food|an?\s+\w+)\s+(?:is\s+|got\s+|has got\s+|has\s+)?stuck\s+in\s+)"
+            r"(?:(?:his|her|their|the)\s+)?(?:throat|windpipe|airway)\b"
+        ),
         # asthma that the inhaler does not stop
         _r(
             r"\basthma attack\b|\binhaler (?:isn't|is not|not|doesn't|is no longer) (?:working|helping)\b"
@@ -746,7 +758,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"uncontrollable|massive|pouring|gushing|spurting)\s+(?:bleeding|blood)\b"
         ),
         _r(
-            r"\bbleeding\s+(?:heavily|badly|a lot|profusely|everywhere|non-?stop|so much|very much|too much|out)\b"
+            r"\bbleeding\s+(?:heavily|badly|a lot|profusely|everywhere|non-?stop|so much|very much|too much|out|heavy|"
+            r"very heavy|lots)\b"
             r"|\bblood everywhere\b"
         ),
         # "blood is coming from my mouth a lot"
@@ -833,7 +846,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     "child_poisoning": [
         _r(rf"\b{_CHILD}\b{_S}{{0,30}}\b(?:found|got into|got hold of|got at|opened)\b{_S}{{0,25}}\b{_MEDICINES}\b"),
         _r(
-            rf"\b{_CHILD}\b{_S}{{0,30}}\b(?:ate|eaten|swallowed|chewed|took|taken)\s+{_SOME_OF}{_S}{{0,20}}"
+            rf"\b{_CHILD}\b{_S}{{0,30}}\b(?:ate|eat|eaten|swallowed|chewed|took|taken)\s+{_SOME_OF}{_S}{{0,20}}"
             rf"\b{_MEDICINES}\b"
         ),
         _r(
@@ -845,7 +858,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     "injury": [
         _r(
             r"\b(?:fell|fallen|falling) (?:off|from|down) (?:a |the )?(?:roof|ladder|balcony|building|stairs|"
-            r"window|tree|cliff)\b"
+            r"window|tree|cliff|(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|top|upper) (?:floor|storey|story))\b"
         ),
         _r(
             r"\b(?:stabbed(?! (?:by|with) (?:a |an )?(?:needle|pin|syringe|thorn|splinter))|been shot|got shot|gunshot|"
@@ -862,6 +875,9 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"badly burn(?:ed|t)|burn(?:ed|t) "
             r"(?:(?:my ?self|him ?self|her ?self|them|him|her|(?:my|his|her|their) \w+) )?(?:really |very |so )?badly|"
             r"severe(?:ly)? burn(?:ed|t|s)?|struck by lightning|"
+            r"burn(?:ed|t|s)?\s+(?:all over|everywhere|over (?:his|her|my|their) (?:whole )?body)|"
+            r"(?:cut|slashed|sliced)\s+(?:my|him|her|them)\s?sel(?:f|ves)\s+(?:very |really |so )?"
+            r"(?:deep|deeply|badly|bad)|"
             r"head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
             r"bike|motorbike|train|vehicle)|car (?:crash|accident)|road accident)\b"
         ),
@@ -883,6 +899,12 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"|\b(?:acid(?! reflux)|chemicals?|caustic|lye|drain cleaner|oven cleaner|bleach)\b{_S}{{0,30}}"
             r"\b(?:burn\w*|in (?:my|his|her|their|the) eyes?)\b"
             r"|\bburn(?:ed|t)\s+(?:by|with)\s+(?:acid|chemicals?|caustic)\b"
+        ),
+        # an accident with people hurt: "accident on the highway, people hurt"
+        _r(
+            rf"\b(?:accident|crash|collision)\b{_S}{{0,30}}\b(?:people|someone|somebody|a person|persons|a man|a woman|"
+            r"a child|many|they're|he's|she's|they|he|she)\s+(?:is\s+|are\s+|got\s+|badly\s+)?"
+            r"(?:hurt|injured|bleeding|trapped|unconscious)\b"
         ),
         # "there's been an accident, my dad is badly hurt"
         _r(
@@ -1150,7 +1172,9 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             rf"\b(?:fell|fall|fallen|falling|hit|banged|knocked|collapsed)\b{_S}{{0,60}}"
             r"\b(?:blood\s+(?:is\s+)?(?:coming|pouring|gushing|running)?\s*(?:from|out of)\s+"
             r"(?:his|her|my|their|the)\s+head|"
-            r"(?:his|her|my|their)\s+head\s+(?:is\s+|'s\s+)?(?:bleeding|pouring blood|covered in blood))\b"
+            r"(?:his|her|my|their)\s+head\s+(?:is\s+|'s\s+)?(?:bleeding|pouring blood|covered in blood)|"
+            # "he fall and head blood coming"
+            r"head\s+(?:is\s+)?blood\s+(?:is\s+)?(?:coming|pouring|everywhere)|head\s+bleeding)\b"
         ),
         # a limb bent out of shape: a displaced fracture ("I broke my leg, it's bent the wrong way")
         _r(
@@ -1377,7 +1401,8 @@ ONGOING: dict[str, list[re.Pattern[str]]] = {
         ),
         _r(
             r"\b(?:seizures?|fits?|convulsions?|shaking)\b[^.!?;]{0,15}?"
-            r"\b(?:isn't|is not|won't|will not|hasn't|has not)\s+stop(?:ping|ped)?\b" + _NOT_PAST_AFTER
+            r"\b(?:isn't|is not|won't|will not|hasn't|has not|not|doesn't|does not)\s+stop(?:ping|ped)?\b"
+            r"(?!\s+(?:him|her|me|them|us|my|his)\b)" + _NOT_PAST_AFTER
         ),
     ],
 }
