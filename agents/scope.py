@@ -33,7 +33,8 @@ _MEDICINE = (
     r"something to (?:help|make) (?:me |him |her )?\w+|amoxicillin|azithromycin|"
     r"ciprofloxacin|tramadol|codeine|oxycodone|xanax|valium|diazepam|viagra|insulin|"
     # what a pharmacy sells over the counter: a pharmacist's to recommend
-    r"ibuprofen|paracetamol|acetaminophen|tylenol|advil|naproxen|antihistamines?|antacids?|laxatives?|"
+    r"ibuprofen|paracetamol|acetaminophen|tylenol|advil|naproxen|calpol|nurofen|motrin|aleve|aspirin|"
+    r"antihistamines?|antacids?|laxatives?|"
     r"decongestants?|cough (?:syrup|medicine)|melatonin|"
     r"inhalers?|creams?|ointments?|eye drops|ear drops|nasal sprays?)"
 )
@@ -88,6 +89,12 @@ _PRESCRIBE = re.compile(
     rf"|\bhow\s+(?:much|many)\s+\w+\s+(?:should|can|could)\s+(?:i|he|she|we|they|(?:a|my|our)\s+(?:child|baby|kid|"
     r"toddler|son|daughter|\d+\s+year\s+old))\s+(?:take|have|be given)\b"
     r"|\b(?:can|could)\s+(?:i|you)\s+(?:get|have|give)\s+(?:me\s+)?(?:a\s+)?prescription\b"
+    # "what's better for a headache, ibuprofen or paracetamol"
+    rf"|\b(?:what|which)(?:'s|s| is| one is)\s+(?:better|best|stronger|safer)\b[^.?!]*\b(?:{_MEDICINE})\b"
+    # "please send my prescription to boots", "I need my blood pressure pills refilled"
+    r"|\bsend\s+(?:my|his|her|the)\s+(?:\w+\s+)?prescriptions?\s+(?:over\s+)?to\b"
+    rf"|\b(?:need|want|get|have)\s+(?:my|his|her)\s+(?:\w+\s+){{0,3}}?(?:{_MEDICINE}|prescriptions?|scripts?)\s+"
+    r"(?:refilled|renewed|repeated|re-?ordered|topped up)\b"
     # "I want stronger painkillers" (not "I need new medicine reminders")
     rf"|\b(?:want|need|would like|'d like)\s+(?:some\s+|a\s+)?(?:strong(?:er)?|more|new|different|better)\s+"
     rf"(?:{_MEDICINE})\b(?!\s+(?:reminders?|schedule|list|times|plan|alarms?))"
@@ -123,6 +130,10 @@ _OWN_PRESCRIPTION = re.compile(
 # A medicine named by the endings of common generic names ("metformin", "ramipril", "atorvastatin").
 _DRUG_NAME = r"\w+(?:formin|pril|statin|olol|sartan|cillin|mycin|prazole|azepam|xetine|dipine|thyroxine|ine|ol|in)"
 _ADVICE = re.compile(
+    # "what's the dose of calpol for a 4 year old"
+    r"\bwhat(?:'s|s| is)\s+the\s+(?:right\s+|correct\s+|usual\s+|normal\s+)?(?:dose|dosage)\s+(?:of|for)\s+(?!my\b)"
+    r"(?:\w+\s+){1,2}?for\s+(?:an?|my|his|her|our)\s+(?:\d+[- ](?:year|month)[- ]old|child|baby|kid|toddler|adult|"
+    r"teenager|son|daughter)\b|"
     # "I want to come off my antidepressants", "how do I stop taking my statin"
     rf"\b(?:want|going|planning|thinking of|thinking about|how (?:do|can|should) (?:i|we))\s+(?:to\s+)?"
     rf"(?:stop|quit|come off|get off|wean (?:myself |him |her )?off)\s+(?:taking\s+)?(?:my|his|her)\s+(?:\w+\s+)?"
@@ -151,7 +162,7 @@ _ADVICE = re.compile(
     r"|\bhow\s+(?:much|many)\s+(?:(?:mg|ml|milligrams|millilitres|milliliters)\s+)?of\s+(?:\w+\s+){1,2}?"
     r"(?:should|can|could)\s+(?:i|he|she|we|they)\s+(?:safely\s+)?(?:take|have|give)\b"
     r"|\b(?:is it|is that|would it be|it is)\s+(?:ok|okay|safe|alright|fine|bad|dangerous)\s+to\s+"
-    r"(?:drink|take|have|mix|combine|stop|skip|miss|double)\b"
+    r"(?:drink|take|have|mix|combine|stop|skip|miss|double|fly|travel)\b"
     # "should I take my statin at night or in the morning": the timing is the prescriber's advice
     rf"|\bshould\s+(?:i|he|she|we)\s+take\s+(?:my|his|her|the)\s+(?:\w+\s+){{0,2}}?(?:{_MEDICINE}|{_DRUG_NAME})\b"
     r"[^.?!]*\bor\b"
@@ -224,6 +235,15 @@ _DIAGNOSE = re.compile(
     r"\s*(?:please\s*)?(?:[?.!]|$)|(?:can|could)\s+you\s+tell\s+(?:me\s+)?(?:if|whether)\s+(?:i'?m|i am|that'?s|it'?s|"
     r"it is|that is)\s+(?:right|it|true)\b|am i right|is that right)"
     r"|\bwhat(?:'s|s| is)\s+wrong with me\b"
+    # "tell me if my daughter's rash is measles", "just tell me what's wrong with my knee"
+    rf"|\b(?:if|whether)\s+(?:my|his|her|this|it|the|[a-z]+'s)(?:\s+[\w']+){{0,3}}?\s+(?:is|are|could be|might be)\s+"
+    rf"(?:an?\s+)?{_CONDITION}"
+    r"|\b(?:tell me|tell us|figure out|work out)\s+what(?:'s|s| is)\s+wrong\b"
+    # "can you confirm I've got IBS", "I want to know if I'm diabetic"
+    r"|\b(?:confirm|verify)\s+(?:if\s+|whether\s+|that\s+)?(?:i|he|she|my\s+\w+)"
+    r"(?:\s+(?:have|has|got|am|is)|'ve got|'m)\b"
+    r"|\b(?:if|whether)\s+(?:i'm|i am|he's|she's|he is|she is)\s+(?:\w+\s+)?(?:diabetic|pregnant|depressed|autistic|"
+    r"bipolar|anaemic|anemic|infertile|asthmatic|epileptic|allergic|coeliac|celiac)\b"
     # "my blood sugar was 11 this morning, is that dangerous": a reading judged is a diagnosis
     r"|\b(?:sugar|glucose|pressure|bp|cholesterol|heart ?rate|pulse|oxygen|sats|a1c|hba1c|temperature|temp|psa|tsh)\b"
     r"[^?!]*\d[^?!]*\b(?:is|was|are)\s+(?:that|this|it|these|they)\s+(?:too\s+)?(?:dangerous|bad|normal|high|low|ok|okay|"
@@ -257,6 +277,10 @@ _OFF_TOPIC = re.compile(
     r"(?:benefits?|disability|pension)\s+(?:forms?|claims?|applications?)|"
     r"recommend\s+(?:me\s+)?(?:an?\s+|some\s+)?(?:good\s+)?(?:book|film|movie|show|series|podcast|game|novel)s?|"
     r"history of|hack(?:ing)?|facebook|instagram|tiktok|"
+    r"find\s+(?:me\s+|us\s+)?(?:an?\s+)?(?:good\s+|cheap\s+|local\s+|reliable\s+)?(?:plumber|electrician|builder|lawyer|"
+    r"solicitor|accountant|cleaner|mechanic|babysitter|nanny|hairdresser|gardener|handyman|estate agent)|"
+    r"membership|subscription|(?:plan|planning|organi[sz]e)\s+(?:my\s+|a\s+|our\s+|the\s+)?(?:holiday|vacation|trip|party|wedding)|"
+    r"meaning of (?:my |a |the )?dreams?|(?:interpret|analy[sz]e) my dreams?|"
     r"when\s+(?:does|do|is)\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:open|close|shut)\b|"
     r"python code|horoscope|lottery numbers|traffic|flight|hotel|restaurant|pancakes?|opening hours|"
     r"what time (?:does|do|is)\s+(?:the\s+)?(?:\w+\s+){0,4}?(?:open|close|shut)|"
@@ -321,7 +345,11 @@ _HEALTH_FACT = re.compile(
     # treatment asked of no one in particular: "how do I get rid of a cold fast", "a home remedy for a cough"
     r"|\bhow\s+(?:do|can|could|should|would|to)\s+(?:i\s+|you\s+|we\s+|one\s+|people\s+)?"
     r"(?:get rid of|treat|cure|heal)\s+"
-    r"(?:an?|the)\s+"
+    r"(?:(?:an?|the)\s+|(?!it\b|this\b|that\b|them\b|these\b|my\b|his\b|her\b)\w+s\b)"
+    # "does apple cider vinegar lower blood sugar" (not a question of a doctor's: "does the dermatologist treat acne")
+    r"|^\W*(?:does|do|can|will)\s+(?!my\b|i\b|you\b|we\b|he\b|she\b|the\s+\w+(?:ist|ian)\b|the\s+(?:gp|doctor)\b)"
+    r"(?:\w+\s+){1,3}?(?:lower|raise|reduce|boost|cure|prevent|cause|treat|help with)\s+(?!my\b|his\b|her\b)"
+    r"|\bhow\s+many\s+people\s+(?:die|get|have|catch|are|suffer)\b"
     r"|\b(?:home|natural|herbal|best|good|quick)\s+(?:remed(?:y|ies)|cures?|treatments?)\s+(?:for|to)\b"
     r"|^\W*(?:what|which)\s+(?:are|is)\s+(?:the\s+)?(?:early\s+|first\s+|common\s+|main\s+|usual\s+|typical\s+)?"
     r"(?:signs?|symptoms?|causes?)\s+of\s+(?:an?\s+)?(?!my\b|his\b|her\b)"
@@ -362,6 +390,12 @@ _MONEY = re.compile(
     r"\bhow\s+much\s+(?:does|do|will|would|is|are)\s+(?:\w+\s+){0,4}?(?:cost|charge)\b"
     r"|\b(?:insurance|insurer|medicare|medicaid)\b[^.?!]*\b(?:pay|pays|cover|covers|reimburse)\b"
     r"|\b(?:pay|pays|cover|covers|reimburse)\b[^.?!]*\b(?:insurance|insurer)\b"
+    # the law: "can I sue my doctor for negligence", "what are my rights as a patient"
+    r"|\b(?:sue|suing|lawsuit|legal advice|compensation claim|(?:my|patient'?s?) rights(?: as a patient)?)\b"
+    # shopping: "where can I buy a blood pressure monitor", "which smartwatch is best"
+    r"|\bwhere\s+(?:can|do|should|could)\s+(?:i|we)\s+(?:buy|purchase)\b"
+    r"|\b(?:which|what)\s+(?:\w+\s+)?(?:smartwatch|watch|monitor|tracker|fitbit|device|gadget|scales?)\s+(?:is|are)\s+"
+    r"(?:the\s+)?best\b"
     # choosing an insurer: "what's the best private health insurance"
     r"|\b(?:best|cheapest|good|which)\s+(?:private\s+)?(?:health\s+|medical\s+|travel\s+|life\s+|dental\s+)?insurance\b",
     re.IGNORECASE,
@@ -384,7 +418,7 @@ _VOCABULARY = (
     "football", "joke", "jokes", "some", "something", "ibuprofen", "paracetamol", "should", "have", "could",
     "this", "give", "send", "homework", "play", "music", "drink", "lump", "water", "much", "calories",
     "insurance", "contagious", "pizza", "order", "stop", "what", "how", "can", "medicine", "medication",
-    "pancakes", "side", "effects", "xanax", "diazepam", "text",
+    "pancakes", "side", "effects", "xanax", "diazepam", "text", "diabetic",
 )  # fmt: skip
 
 
