@@ -391,7 +391,9 @@ _MONEY = re.compile(
     r"|\b(?:insurance|insurer|medicare|medicaid)\b[^.?!]*\b(?:pay|pays|cover|covers|reimburse)\b"
     r"|\b(?:pay|pays|cover|covers|reimburse)\b[^.?!]*\b(?:insurance|insurer)\b"
     # the law: "can I sue my doctor for negligence", "what are my rights as a patient"
-    r"|\b(?:sue|suing|lawsuit|legal advice|compensation claim|(?:my|patient'?s?) rights(?: as a patient)?)\b"
+    # ("sue" only with whom: "I'm not suee who to see" reads as "sue")
+    r"|\b(?:sue|suing)\s+(?:my|the|a|an|him|her|them|our)\b"
+    r"|\b(?:lawsuit|legal advice|compensation claim|(?:my|patient'?s?) rights(?: as a patient)?)\b"
     # shopping: "where can I buy a blood pressure monitor", "which smartwatch is best"
     r"|\bwhere\s+(?:can|do|should|could)\s+(?:i|we)\s+(?:buy|purchase)\b"
     r"|\b(?:which|what)\s+(?:\w+\s+)?(?:smartwatch|watch|monitor|tracker|fitbit|device|gadget|scales?)\s+(?:is|are)\s+"
@@ -425,8 +427,8 @@ _VOCABULARY = (
 # A visit asked for beside the question: "could it be gout? I'd like to see someone" is a referral to
 # make (the model's), not a diagnosis to refuse.
 _WANTS_CARE = re.compile(
-    r"\b(?:book|booking|appointment|appt|refer|referral|who should i see|(?:see|visit)\s+(?:a|an|someone|somebody|"
-    r"the|my)\b|find me a)\b",
+    r"\b(?:book|booking|appointment|appt|refer|referral|who should i see|who to see|"
+    r"(?:see|visit)\s+(?:a|an|someone|somebody|the|my)\b|find me a)\b",
     re.I,
 )
 
