@@ -527,6 +527,13 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         # "he's gasping" (not the British "I'm gasping for a cup of tea")
         _r(r"\b(?:he's|she's|i'm|they're|is|am|are|keeps)\s+gasping\b(?!\s+for\s+(?:a|an|some|my)\b)"),
+        # "dad is sitting in his chair gasping and sweating"
+        _r(rf"\b(?:{_PERSON}|{_CHILD})\b{_S}{{0,40}}\bgasping\b(?!\s+for\s+(?:a|an|some|my)\b)"),
+        # breathing gone slow or shallow: "the baby's breathing has gone really slow" (an overdose, a sick baby)
+        _r(
+            r"\b(?:his|her|their|the baby's|baby's|the child's)\s+breathing\s+(?:is\s+|has\s+)?"
+            r"(?:gone\s+|become\s+|got\s+|getting\s+)?(?:really\s+|very\s+|so\s+)?(?:slow|shallow)\b"
+        ),
         _r(r"\bchoking\b"),
         # as a learner of English says it: "baby choke" (not "my son chokes on his food a lot": a habit)
         _r(
@@ -733,6 +740,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             rf"|\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,30}}"
             r"\b(?:can't|cannot|won't|unable to|not able to)\s+"
             r"(?:get|getting) (?:up|back up)\b"
+            rf"|\b(?:fell|fallen|collapsed)\b{_NOT_PAST_BETWEEN}{{0,40}}\b(?:can't|cannot|unable to|not able to)\s+"
+            r"(?:stand|stand up|put (?:any )?weight on)\b"
         ),
         # a hip broken now: an old person on the floor ("my hip is broken, I'm on the floor")
         _r(
@@ -767,6 +776,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\bblood\s+(?:is\s+)?(?:coming|pouring|gushing|running)\s+(?:out\s+)?(?:of|from)\s+(?:my|his|her|their|the)\s+"
             r"\w+\s+(?:a lot|so much|very much|heavily|badly|everywhere|non-?stop)\b"
         ),
+        # "bleeding from my bum a lot"
+        _r(
+            r"\bbleeding\s+(?:from|out of)\s+(?:my|his|her|their|the)\s+\w+\s+(?:a lot|so much|heavily|badly|very much|"
+            r"everywhere|non-?stop)\b"
+        ),
         # "it's pouring with blood", "streaming blood"
         _r(r"\b(?:pouring|gushing|streaming|spurting|pumping)\s+(?:with\s+|out\s+)?blood\b"),
         _r(r"\b(?:vomiting|throwing up|coughing up|coughing|puking)\s+(?:up\s+)?blood\b"),
@@ -786,6 +800,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:seizures?|fits?|convulsions?|epileptic (?:fit|attack))\b"
         ),
         _r(r"\b(?:seizing|fitting|convulsing)\b|\bseizures? (?:now|right now|won't stop)\b"),
+        _r(r"\beyes\s+(?:have\s+|are\s+|just\s+)?(?:rolled|rolling|rolls|rolled up)\s+(?:back|up)\b"),
         _r(
             r"\bwon't stop (?:shaking|seizing|fitting|convulsing)\b|\bfoaming at the mouth\b"
             r"|\bfoam\w*\s+(?:is\s+)?(?:coming\s+)?(?:from|at|out of)\s+(?:the\s+|his\s+|her\s+|their\s+|my\s+)?mouth\b"
@@ -833,7 +848,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         # not "I had 20 minutes of pain", "I've had lots of itching"
         _r(
             r"\b(?:took|taken|swallowed|ate|had)\s+(?:[1-9]\d+|many|so many|several|a handful of|handfuls of|loads of|"
-            r"lots of|a lot of|"
+            r"lots of|a lot of|a load of|"
             rf"a bunch of|all of)\s+(?:(?:my|his|her|their|the|them|these|those|of)\s+)*(?:\w+\s+){{0,2}}?{_DOSES}\b"
         ),
         # "swallowed a bottle of pills", "took a whole pack of paracetamol tablets"; not "a bottle of water"
@@ -879,7 +894,15 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:cut|slashed|sliced)\s+(?:my|him|her|them)\s?sel(?:f|ves)\s+(?:very |really |so )?"
             r"(?:deep|deeply|badly|bad)|"
             r"head injury|hit by (?:a |the )?(?:car|bus|truck|lorry|"
-            r"bike|motorbike|train|vehicle)|car (?:crash|accident)|road accident)\b"
+            r"bike|motorbike|train|vehicle|van|taxi|tram|scooter)|car (?:crash|accident)|road accident|"
+            r"caught in (?:a|the) (?:machine|machinery)|"
+            r"burn(?:ed|t)\s+(?:my|his|her|their)\s+face(?!\s+(?:in the sun|on the beach|a (?:bit|little)|slightly))|"
+            r"(?:fell|fallen|gone|went)\s+through\s+(?:the\s+)?ice(?!\s*cream))\b"
+        ),
+        # a limb crushed out of shape: "his arm caught in a machine and it's mangled" (not "my schedule")
+        _r(
+            rf"\b(?:hand|arm|leg|foot|fingers?|limb|body)\b{_S}{{0,40}}\bmangled\b"
+            r"|\bmangled\s+(?:his|her|my|their)\s+(?:hand|arm|leg|foot|fingers?)\b"
         ),
         # a wound down to the bone, a bone through the skin
         _r(
@@ -1003,7 +1026,10 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"(?:closing|swelling(?: up)?|swollen shut|tightening|closing up)\b"
         ),
         # the tongue or lips (a swollen face alone is mumps as often as an allergy)
-        _r(rf"\b(?:tongue|lips?)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up)\b"),
+        _r(
+            rf"\b(?:tongue|lips?)\b{_S}{{0,10}}\b(?:swelling|swollen|puffing up|blowing up|"
+            r"(?:is|are|has gone|have gone|gone|went|getting)\s+(?:\w+\s+)?(?:huge|massive|enormous))\b"
+        ),
         _r(r"\b(?:severe|bad|serious)\s+allergic reaction\b|\ballergic reaction\b.*\b(?:breath|throat|swell)"),
         # "a really bad reaction to penicillin, his face is huge"
         _r(
@@ -1126,7 +1152,8 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:heart|pulse|heartbeat|heart rate)\s+(?:is\s+|'s\s+)?(?:racing|pounding|hammering|"
             r"going (?:like )?(?:crazy|mad|nuts|\d{3})|"
             r"beating (?:so |really |very )?(?:fast|hard|irregular\w*|weird\w*)|"
-            r"(?:really |very |so )?(?:irregular|weak|thready)|all over the place|at \d{3}|over \d{3})\b"
+            r"(?:really |very |so )?(?:irregular|weak|thready)|all over the place|at \d{3}|over \d{3}|"
+            r"(?:beating|going|racing)\s+at\s+(?:over\s+)?\d{3})\b"
             rf"{_S}{{0,60}}\b(?:(?:going to|about to|gonna)\s+(?:pass out|faint|black out|collapse)|"
             r"(?:i'll|i will|he'll|she'll)\s+(?:pass out|faint|black out|collapse)|"
             r"(?:feel|feeling|i'm|am)\s+(?:very |really |so )?(?:faint|like fainting))\b"
@@ -1173,6 +1200,7 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             r"\b(?:blood\s+(?:is\s+)?(?:coming|pouring|gushing|running)?\s*(?:from|out of)\s+"
             r"(?:his|her|my|their|the)\s+head|"
             r"(?:his|her|my|their)\s+head\s+(?:is\s+|'s\s+)?(?:bleeding|pouring blood|covered in blood)|"
+            r"(?<!no )(?<!not )(?<!without )bleeding\s+(?:from|out of)\s+(?:his|her|my|their|the)\s+head|"
             # "he fall and head blood coming"
             r"head\s+(?:is\s+)?blood\s+(?:is\s+)?(?:coming|pouring|everywhere)|head\s+bleeding)\b"
         ),
@@ -1478,7 +1506,7 @@ _LASTING = re.compile(
     r"go up|breathe|breath|cough|sneeze|lie|sit|kneel|stand up|cross)|"
     r"when(?:ever)? (?:i'm|i am|i get|he's|he is|he gets|she's|she is|she gets) (?:really |very |so )?"
     r"(?:tired|stressed|anxious|cold|hungry|sleepy|upset|nervous|worn out)\b|"
-    r"on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|"
+    r"on exertion|at night|in (?:my|his|her) sleep|while (?:i|he|she) sleep|as usual|as always|like always|"
     r"been having(?![^.!?;]*\bfor (?:the (?:last|past) )?(?:(?:an?|one|two|three|few|couple of|half an?|\d+)\s*)?"
     r"(?:minutes?|mins?|hours?|hrs?)\b)|lately|these days|nowadays|chronic|check[- ]?up|follow[- ]?up|"
     r"in the cold(?! water)|"
