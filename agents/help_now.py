@@ -685,7 +685,11 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
     ],
     "unconscious": [
         _r(
-            r"\b(?:unconscious|unresponsive|not responding(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))|"
+            # (not a device: "the app is not responding", "my phone is not responding")
+            r"\b(?:unconscious|unresponsive|"
+            r"(?<!app is )(?<!app's )(?<!phone is )(?<!phone's )(?<!screen is )(?<!site is )(?<!website is )"
+            r"(?<!page is )(?<!watch is )(?<!button is )(?<!laptop is )(?<!computer is )(?<!it is )(?<!it's )"
+            r"not responding(?!\s+to\s+(?!me\b|us\b|(?:my|our) voice))|"
             r"can't wake (?:him|her|them|up)|hard to wake|difficult to wake|can't be woken|"
             # "I can't wake my grandmother up", "can't get my son to wake up" (the "I" is in the match: the
             # one who cannot wake is someone else, not the user typing)
@@ -718,6 +722,15 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
             r"\bbreathing\s+(?:very\s+|really\s+|so\s+)?(?:strangely|strange|weird(?:ly)?|funny|oddly|odd|noisily)\b"
             rf"{_S}{{0,40}}\b(?:won't|will not|isn't|is not|not|doesn't|can't)\s+(?:answer(?:ing)?|respond(?:ing)?|"
             r"wake|waking)\b(?!\s+(?:the|his|her|my) (?:phone|calls?|texts?|messages?|door))"
+        ),
+        # not answering, on the floor: "he isn't answering and I can hear him groaning on the floor"
+        _r(
+            rf"\b(?:{_PERSON}|{_SOMEONE}|the old (?:man|woman|lady|gentleman))\b{_S}{{0,30}}"
+            rf"\b(?:isn't|is not|not|won't|will not)\s+(?:answering|responding)\b{_S}{{0,60}}"
+            r"\bon the (?:floor|ground)\b"
+            rf"|\b(?:{_PERSON}|{_SOMEONE}|the old (?:man|woman|lady|gentleman))\b{_S}{{0,30}}"
+            r"\bon the (?:floor|ground)\b"
+            rf"{_S}{{0,60}}\b(?:isn't|is not|not|won't|will not)\s+(?:answering|responding)\b"
         ),
         # a person gone limp (a limb or anything else that "went limp" is for a booking)
         _r(rf"\b{_PERSON}(?:'s|\s+has|\s+is)?\s+(?:just\s+)?(?:gone|went|going)\s+(?:all\s+)?limp\b"),
@@ -768,7 +781,7 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         _r(
             r"\bbleeding\s+(?:heavily|badly|a lot|profusely|everywhere|non-?stop|so much|very much|too much|out|heavy|"
-            r"very heavy|lots)\b"
+            r"very heavy|lots|loads|a load)\b"
             r"|\bblood everywhere\b"
         ),
         # "blood is coming from my mouth a lot"
@@ -783,6 +796,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         ),
         # "it's pouring with blood", "streaming blood"
         _r(r"\b(?:pouring|gushing|streaming|spurting|pumping)\s+(?:with\s+|out\s+)?blood\b"),
+        # "there's blood pouring from his leg"
+        _r(r"\bblood\s+(?:is\s+)?(?:pouring|gushing|spurting|pumping|streaming)\s+(?:out\s+)?(?:of|from)\b"),
         _r(r"\b(?:vomiting|throwing up|coughing up|coughing|puking)\s+(?:up\s+)?blood\b"),
         # "there is blood in my vomit", "blood in his sick"
         # (not "there was blood in my vomit" in a story of months: for a booking)
@@ -878,7 +893,8 @@ SYMPTOMS: dict[str, list[re.Pattern[str]]] = {
         _r(
             r"\b(?:stabbed(?! (?:by|with) (?:a |an )?(?:needle|pin|syringe|thorn|splinter))|been shot|got shot|gunshot|"
             r"electrocuted|drowning|drowned|snake ?bite|"
-            r"(?:bitten|bit) by (?:a |the )?snake|snakes? (?:has |just )?(?:bit|bitten|bites)|"
+            r"(?:bitten|bit) by (?:a |the |an )?(?:snake|adder|viper|rattlesnake|rattler|cobra|copperhead)|"
+            r"snakes? (?:has |just )?(?:bit|bitten|bites)|"
             # "someone shot my brother", "he was shot in the leg"
             r"(?:someone|somebody|he|she|they|a man|a guy) (?:just )?shot (?:my|our|him|her|them|me|us)"
             r"(?! (?:a|an|some|the) (?:message|text|email|look|glance|smile|note|line|video|photo|picture)\b)|"
@@ -1317,6 +1333,28 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
             rf"|\b(?:very cold|freezing|ice cold|hypothermi\w*|frozen)\b{_S}{{0,60}}\b(?:{_CONFUSED}|drowsy|slurr\w*)\b"
         ),
     ],
+    # someone trapped by a fire: "the fire spread and my husband is trapped upstairs"
+    "fire": [
+        _r(
+            rf"\bfire\b(?!\s+(?:alarm|drill|door|exit|extinguisher|safety|escape))\b{_S}{{0,60}}"
+            r"\b(?:is|are|'s|'re|'m|am|got|still|been)\s+trapped\b"
+            rf"|\b(?:is|are|'s|'re|'m|am|got|still|been)\s+trapped\b{_S}{{0,60}}"
+            r"\bfire\b(?!\s+(?:alarm|drill|door|exit|extinguisher|safety|escape))"
+        ),
+    ],
+    # speech gone wrong with an arm that will not lift, either order: a stroke
+    "stroke": [
+        _r(
+            r"\b(?:can't|cannot|unable to|couldn't)\s+(?:lift|move|use|raise)\s+(?:his|her|their|my)\s+"
+            r"(?:arm|leg|hand)\b"
+            rf"{_S}{{0,40}}\b(?:speech|talking|voice|words)\s+(?:is\s+|are\s+|sounds?\s+|seems?\s+)?(?:\w+\s+)?"
+            r"(?:off|slurred|weird|funny|strange|wrong|odd|mixed up|muddled)\b"
+            r"|\b(?:speech|talking|voice|words)\s+(?:is\s+|are\s+|sounds?\s+|seems?\s+)?(?:\w+\s+)?"
+            rf"(?:off|slurred|weird|funny|strange|wrong|odd|mixed up|muddled)\b{_S}{{0,40}}"
+            r"\b(?:can't|cannot|unable to|couldn't)\s+(?:lift|move|use|raise)\s+(?:his|her|their|my)\s+"
+            r"(?:arm|leg|hand)\b"
+        ),
+    ],
     # a fall, then a bleeding head or no answer
     "fall": [
         _r(
@@ -1356,7 +1394,9 @@ ACROSS_CLAUSES: dict[str, list[re.Pattern[str]]] = {
     "meningitis": [
         _r(
             rf"\b(?:stiff neck|fever|temperature)\b{_S}{{0,80}}\b{_PURPLE_RASH}\b"
-            rf"|\b{_PURPLE_RASH}\b{_S}{{0,80}}\b(?:stiff neck|fever|temperature)\b"
+            rf"|\b{_PURPLE_RASH}\b{_S}{{0,80}}"
+            r"\b(?:stiff neck|fever|temperature|(?:very |really )?(?:drowsy|sleepy)|floppy|"
+            r"hard to wake|confused)\b"
         ),
     ],
     # a fall or a blow, then bleeding from an ear (either order)
@@ -1470,6 +1510,10 @@ _PAST = re.compile(
     r"(?:stroke|heart attack|seizure|overdose)|"
     # "I think I've had a stroke", "she may have had a seizure": suspected now, not the past
     r"(?<!think i've )(?<!think i )(?<!think he's )(?<!think she's )(?<!think they've )(?<!think he has )"
+    # "we think nan's had a heart attack", "I think my dad's had a stroke" (a name of three to seven letters)
+    r"(?<!think [a-z]{3}'s )(?<!think [a-z]{4}'s )(?<!think [a-z]{5}'s )(?<!think [a-z]{6}'s )(?<!think [a-z]{7}'s )"
+    r"(?<!think my [a-z]{3}'s )(?<!think my [a-z]{4}'s )(?<!think my [a-z]{5}'s )(?<!think my [a-z]{6}'s )"
+    r"(?<!think my [a-z]{7}'s )"
     r"(?<!think she has )(?<!may have )(?<!might have )(?<!could have )(?<!must have )"
     r"had (?:an? |some |bad |severe |mild |my )?"
     r"(?:stroke|mini[- ]stroke|tia|heart attack|seizure|fit|chest pains?|overdose|allergic reaction|anaphyla\w+))\b"
